@@ -1,0 +1,32 @@
+// The command line, parsed into plain values. No logic beyond syntax lives here.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace diskprobe::cli {
+
+struct Args {
+  std::string command;                    // devices, check, tune, profiles, profile, run
+  std::vector<std::string> positional;    // after the command
+  bool json = false;
+  bool help = false, version = false, verbose = false;
+  std::string sysfs = "/sys", procfs = "/proc";
+  std::string mode = "write";             // check --mode
+  std::string profile;                    // run/tune --profile
+  std::map<std::string, std::string> overrides;  // --runtime 5 ...
+  std::string output_format = "text";
+  std::string output_file;
+  std::string scratch;                    // --scratch SIZE
+  bool no_tune = false;
+  bool apply = false, restore = false;    // tune --apply / --restore
+};
+
+// Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.
+std::optional<Args> parse(int argc, char** argv, std::string& error);
+
+const char* usage();
+
+}  // namespace diskprobe::cli

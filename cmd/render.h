@@ -1,0 +1,32 @@
+// Turns module values into what the user reads: text for people, JSON for programs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "diskprobe/core/job_spec.h"
+#include "diskprobe/profiles/profiles.h"
+#include "diskprobe/safety/preflight.h"
+#include "diskprobe/tuning/plan.h"
+#include "diskprobe/tuning/topology.h"
+
+namespace diskprobe::cli {
+
+nlohmann::json verdict_json(const safety::Verdict& v);
+std::string verdict_text(const safety::Verdict& v);
+
+nlohmann::json device_json(const BlockDevice& d, const safety::Verdict& v);
+std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector<safety::Verdict>& verdicts);
+
+nlohmann::json spec_json(const JobSpec& s);
+std::string spec_text(const JobSpec& s);
+
+nlohmann::json topology_json(const tuning::Topology& t);
+nlohmann::json plan_json(const tuning::Plan& p);
+std::string tune_text(const tuning::Topology& t, const tuning::Plan& p);
+
+std::string human_bytes(uint64_t bytes);
+
+}  // namespace diskprobe::cli

@@ -1,0 +1,803 @@
+#include "diskprobe/core/engine.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include "diskprobe/core/fd.h"
+#include "ring.h"
+
+namespace diskprobe {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;  // -Wpedantic: __int128 is a GNU extension
+
+constexpr uint64_t kNsPerSec = 1'000'000'000;
+constexpr uint64_t kMaxIodepth = 65536;
+constexpr uint64_t kMaxNumjobs = 4096;
+constexpr unsigned kMaxRingEntries = 32768;           // IORING_MAX_ENTRIES; the CQ gets twice that
+constexpr uint64_t kMaxRegisteredChunk = 1ull << 30;  // the kernel's limit per registered iovec
+constexpr size_t kBufferAlign = 4096;
+
+uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The block header's two words, as they must lie in memory (little-endian on every host).
+constexpr uint64_t to_le(uint64_t v) {
+  return std::endian::native == std::endian::little ? v : __builtin_bswap64(v);
+}
+constexpr uint64_t magic_word() {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(kBlockMagic[i])) << (8 * i);
+  return to_le(v);
+}
+constexpr uint64_t kMagicWord = magic_word();
+
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// xoshiro256**: a few ns per 64 bits, good enough for offsets and incompressible data.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) {
+    for (auto& w : s_) w = splitmix64(seed);
+  }
+  uint64_t next() {
+    const uint64_t result = std::rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = std::rotl(s_[3], 45);
+    return result;
+  }
+  // Uniform in [0, n) by Lemire's multiply-shift; the bias is below n / 2^64.
+  uint64_t below(uint64_t n) { return static_cast<uint64_t>((static_cast<U128>(next()) * n) >> 64); }
+  void fill(uint8_t* p, size_t len) {
+    size_t words = len / 8;
+    for (size_t i = 0; i < words; ++i) {
+      uint64_t v = next();
+      std::memcpy(p + i * 8, &v, 8);
+    }
+    if (len % 8) {
+      uint64_t v = next();
+      std::memcpy(p + words * 8, &v, len % 8);
+    }
+  }
+
+ private:
+  uint64_t s_[4];
+};
+
+std::string iso8601_utc(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+// What every job of one run shares; read-only once the threads start.
+struct Plan {
+  const JobSpec* spec = nullptr;
+  std::string path;
+  int open_flags = 0;
+  uint64_t region_start = 0;
+  uint64_t nblocks = 0;      // bs-sized blocks in the region
+  uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
+  uint64_t ramp_ns = 0;
+  uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
+  size_t seconds_capacity = 0;  // per-second slots preallocated
+  uint32_t slots = 1;           // I/Os in flight per job
+  size_t slot_stride = 0;       // bytes between two slots' buffers
+};
+
+// Holds every job at the start line until all have opened their target and set up their
+// ring, so the measured part starts together and a job that cannot start stops the others.
+class StartGate {
+ public:
+  explicit StartGate(unsigned jobs) : jobs_(jobs) {}
+  // A job is ready (or failed); waits for the start. Returns the start time, 0 = abort.
+  uint64_t arrive(bool failed) {
+    std::unique_lock lock(m_);
+    ++arrived_;
+    if (failed) failed_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return start_ns_ != 0 || abort_; });
+    return abort_ ? 0 : start_ns_;
+  }
+  // Waits for all jobs (or `expected` of them); starts them unless one failed.
+  bool release(unsigned expected) {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return arrived_ >= expected; });
+    if (failed_ || expected < jobs_) {
+      abort_ = true;
+    } else {
+      start_ns_ = now_ns();
+    }
+    cv_.notify_all();
+    return !abort_;
+  }
+  uint64_t start_ns() const { return start_ns_; }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  unsigned jobs_;
+  unsigned arrived_ = 0;
+  bool failed_ = false;
+  bool abort_ = false;
+  uint64_t start_ns_ = 0;
+};
+
+struct JobOutput {
+  JobResult* result = nullptr;  // the job's slot in Results::jobs, written only by the job
+  CpuUsage cpu;
+  std::string error;     // set when the job could not start or its ring failed
+  std::string fallback;  // registered files/buffers refused: plain ops were used
+  bool stopped = false;  // saw the stop flag
+  bool arrived = false;  // has reported to the start gate
+};
+
+struct AlignedFree {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
+
+CpuUsage thread_cpu() {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  CpuUsage c;
+  c.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
+  c.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+  c.voluntary_ctx = static_cast<uint64_t>(ru.ru_nvcsw);
+  c.involuntary_ctx = static_cast<uint64_t>(ru.ru_nivcsw);
+  return c;
+}
+
+CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b) {
+  return {b.user_s - a.user_s, b.sys_s - a.sys_s, b.voluntary_ctx - a.voluntary_ctx,
+          b.involuntary_ctx - a.involuntary_ctx};
+}
+
+// The workload one job runs: which direction and offset comes next, what a write carries,
+// and where each completion is counted. Everything here is on the per-I/O path.
+class Workload {
+ public:
+  Workload(const Plan& p, unsigned job, JobResult& out)
+      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out) {
+    mixed_ = spec_.rw == RwMode::RandRW || spec_.rw == RwMode::ReadWrite;
+    random_ = is_random(spec_.rw);
+    writes_only_ = !does_reads(spec_.rw);
+    for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.assign(p.seconds_capacity, 0);
+  }
+
+  // True once this job has issued its `size` bytes (never for time_based runs).
+  bool exhausted() const { return p_.bytes_limit && issued_ >= p_.bytes_limit; }
+
+  // The next I/O's direction and offset; call only when !exhausted().
+  void next(bool* write, uint64_t* offset) {
+    issued_ += spec_.bs;
+    bool w = mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+    uint64_t block;
+    if (random_) {
+      block = rng_.below(p_.nblocks);
+    } else {
+      uint64_t& n = next_block_[w];
+      block = n;
+      if (++n == p_.nblocks) n = 0;  // time_based runs loop over the region
+    }
+    *write = w;
+    *offset = p_.region_start + block * spec_.bs;
+  }
+
+  // Fresh random data when asked (refill_buffers) or when a read left the device's data in
+  // the buffer; then the header: two stores.
+  void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
+    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, spec_.bs);
+    if (spec_.bs >= kBlockHeaderBytes) {
+      uint64_t off = to_le(offset);
+      std::memcpy(buf, &kMagicWord, 8);
+      std::memcpy(buf + 8, &off, 8);
+    } else {
+      uint8_t header[kBlockHeaderBytes];
+      uint64_t off = to_le(offset);
+      std::memcpy(header, &kMagicWord, 8);
+      std::memcpy(header + 8, &off, 8);
+      std::memcpy(buf, header, spec_.bs);
+    }
+  }
+
+  void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
+
+  // The second (since the measured start) that completions at `t` belong to; -1 during ramp.
+  // Called once per reaped batch.
+  ptrdiff_t second_of(uint64_t t) {
+    if (t < measure_start_) return -1;
+    auto sec = static_cast<size_t>((t - measure_start_) / kNsPerSec);
+    if (sec >= out_.read.ios_per_second.size()) grow_seconds(sec);
+    return static_cast<ptrdiff_t>(sec);
+  }
+
+  void completed(bool write, int res, uint64_t slat, uint64_t clat, ptrdiff_t second) {
+    if (static_cast<uint32_t>(res) != spec_.bs) out_.errors.short_ios++;
+    if (second < 0) return;  // ramp: not measured
+    DirectionStats& d = write ? out_.write : out_.read;
+    d.ios++;
+    d.bytes += static_cast<uint64_t>(res);
+    d.slat.record(slat);
+    d.clat.record(clat);
+    d.lat.record(slat + clat);
+    d.ios_per_second[static_cast<size_t>(second)]++;
+  }
+
+  void failed(int err, uint64_t offset) {
+    ErrorStats& e = out_.errors;
+    if (e.count++ == 0) {
+      e.first_errno = err;
+      e.first_offset = offset;
+    }
+  }
+
+  void set_measure_start(uint64_t t) { measure_start_ = t; }
+  uint64_t measure_start() const { return measure_start_; }
+
+  // Drops the per-second slots the run never reached; `end_ns` is the last reap time, so its
+  // second (second_of) is the last one used.
+  void finish(uint64_t end_ns) {
+    size_t used = 0;
+    if (end_ns >= measure_start_) used = static_cast<size_t>((end_ns - measure_start_) / kNsPerSec) + 1;
+    for (auto* d : {&out_.read, &out_.write}) {
+      if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
+    }
+  }
+
+ private:
+  static uint64_t seed(const JobSpec& s, unsigned job) {
+    uint64_t base = s.randrepeat
+                        ? s.randseed
+                        : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    uint64_t x = base + job;
+    return splitmix64(x);
+  }
+
+  // Only runs without a deadline (or with a drain longer than a second) get here: doubling
+  // keeps it to a handful of allocations in a whole run.
+  void grow_seconds(size_t sec) {
+    size_t n = std::max(sec + 1, out_.read.ios_per_second.size() * 2);
+    for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.resize(n, 0);
+  }
+
+  const Plan& p_;
+  const JobSpec& spec_;
+  Rng rng_;
+  JobResult& out_;
+  bool mixed_ = false, random_ = false, writes_only_ = false;
+  uint64_t issued_ = 0;
+  uint64_t next_block_[2] = {0, 0};
+  uint64_t measure_start_ = 0;
+};
+
+// One I/O slot: a buffer and what is in flight in it.
+struct Slot {
+  uint8_t* buf = nullptr;
+  uint64_t offset = 0;
+  uint64_t t_prep = 0;
+  uint64_t t_submit = 0;
+  unsigned buf_index = 0;  // registered buffer (chunk) that holds `buf`
+  bool write = false;
+  bool held_read_data = false;  // the last I/O in this buffer was a read
+};
+
+// State a job's loop carries; shared by both engines.
+struct JobRun {
+  const Plan& plan;
+  Workload work;
+  const std::atomic<bool>* stop;
+  bool stopping = false;  // no new I/O: runtime over, size done, or stop flag
+  bool measuring = false;
+  uint64_t deadline = 0;  // 0 = none
+  CpuUsage cpu_start;
+
+  JobRun(const Plan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
+      : plan(p), work(p, job, out), stop(s) {}
+
+  void start(uint64_t t0) {
+    work.set_measure_start(t0 + plan.ramp_ns);
+    if (plan.runtime_ns) deadline = t0 + plan.ramp_ns + plan.runtime_ns;
+    if (plan.ramp_ns == 0) {
+      measuring = true;
+      cpu_start = thread_cpu();
+    }
+  }
+
+  // Once per loop iteration, after the batch was reaped at `t`.
+  void check(uint64_t t, JobOutput& out) {
+    if (!measuring && t >= work.measure_start()) {
+      measuring = true;
+      cpu_start = thread_cpu();  // ramp's CPU time is not counted either
+    }
+    if (stopping) return;
+    if (stop && stop->load(std::memory_order_relaxed)) {
+      stopping = true;
+      out.stopped = true;
+    } else if (deadline && t >= deadline) {
+      stopping = true;
+    }
+  }
+
+  void finish(uint64_t t_end, JobOutput& out) {
+    if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
+    work.finish(t_end);
+    uint64_t ms = work.measure_start();
+    out.result->runtime_s = t_end > ms ? static_cast<double>(t_end - ms) / 1e9 : 0.0;
+  }
+};
+
+// Buffers for `plan.slots` I/Os, each aligned for O_DIRECT and filled with random data once.
+Result<Buffer> allocate_buffers(const Plan& plan, Workload& work) {
+  size_t total = plan.slot_stride * plan.slots;
+  void* mem = nullptr;
+  if (int err = posix_memalign(&mem, kBufferAlign, total); err != 0) {
+    return make_error(errno_message("posix_memalign", std::to_string(total) + " bytes of I/O buffers", err) +
+                      ": lower iodepth or bs");
+  }
+  Buffer buf(static_cast<uint8_t*>(mem));
+  work.fill_initial(buf.get(), total);  // also faults every page in before the clock starts
+  return buf;
+}
+
+Status pin_to(int cpu) {
+  if (cpu < 0) return Ok{};
+  if (cpu >= CPU_SETSIZE) {
+    return make_error("cannot pin to CPU " + std::to_string(cpu) + ": CPU numbers go up to " +
+                      std::to_string(CPU_SETSIZE - 1));
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
+    return make_error(errno_message("pthread_setaffinity_np", "CPU " + std::to_string(cpu), err) +
+                      ": is CPU " + std::to_string(cpu) +
+                      " online and allowed for this process (taskset, cgroup cpuset)?");
+  }
+  return Ok{};
+}
+
+// Starts a new I/O in `sl`: direction, offset and, for a write, its data.
+void start_io(Workload& work, Slot& sl) {
+  work.next(&sl.write, &sl.offset);
+  if (sl.write) {
+    work.prepare_write(sl.buf, sl.offset, sl.held_read_data);
+    sl.held_read_data = false;
+  } else {
+    sl.held_read_data = true;
+  }
+}
+
+// ---- io_uring engine -------------------------------------------------------------------
+
+class UringJob {
+ public:
+  UringJob(const Plan& plan, JobRun& run, int fd) : plan_(plan), run_(run), fd_(fd), file_(fd) {}
+
+  // Ring, registered file and buffers. A refused registration falls back to plain ops.
+  Status setup(uint8_t* buffers, std::string* fallback) {
+    unsigned entries = std::min<unsigned>(plan_.slots, kMaxRingEntries);
+    if (int ret = ring_.init(entries); ret < 0) {
+      return make_error(errno_message("io_uring_queue_init", plan_.path, -ret) +
+                        (ret == -EPERM
+                             ? ": io_uring is disabled (sysctl kernel.io_uring_disabled): use engine=sync"
+                             : ": use engine=sync where io_uring is unavailable"));
+    }
+    if (int ret = ring_.register_file(fd_); ret == 0) {
+      file_ = 0;
+      fixed_file_ = true;
+    } else {
+      *fallback = errno_message("io_uring_register_files", plan_.path, -ret);
+    }
+    // Whole slots per registered iovec, each iovec at most 1 GiB.
+    size_t per_chunk = std::max<size_t>(1, kMaxRegisteredChunk / plan_.slot_stride);
+    size_t chunks = (plan_.slots + per_chunk - 1) / per_chunk;
+    std::vector<iovec> iov(chunks);
+    for (size_t c = 0; c < chunks; ++c) {
+      size_t first = c * per_chunk;
+      size_t n = std::min<size_t>(per_chunk, plan_.slots - first);
+      iov[c].iov_base = buffers + first * plan_.slot_stride;
+      iov[c].iov_len = n * plan_.slot_stride;
+    }
+    if (int ret = ring_.register_buffers(iov.data(), static_cast<unsigned>(chunks)); ret == 0) {
+      fixed_buffers_ = true;
+    } else {
+      if (!fallback->empty()) *fallback += "; ";
+      *fallback += errno_message("io_uring_register_buffers",
+                                 std::to_string(plan_.slot_stride * plan_.slots) + " bytes", -ret);
+      if (ret == -ENOMEM) *fallback += " (raise ulimit -l)";
+    }
+    slots_.resize(plan_.slots);
+    free_.resize(plan_.slots);
+    retry_.resize(plan_.slots);
+    batch_.resize(plan_.slots);
+    for (uint32_t i = 0; i < plan_.slots; ++i) {
+      slots_[i].buf = buffers + size_t{i} * plan_.slot_stride;
+      slots_[i].buf_index = static_cast<unsigned>(i / per_chunk);
+      free_[i] = plan_.slots - 1 - i;  // slot 0 is used first
+    }
+    nfree_ = plan_.slots;
+    return Ok{};
+  }
+
+  // The hot loop: fill every free slot, one io_uring_enter that submits and waits for at
+  // least one completion, reap the whole batch. Nothing here allocates or logs.
+  //
+  // Clock: read before prepping a batch (t_prep), just before the enter call (t_submit) and
+  // once after it; the last is also the reap time of every completion in the batch. So
+  //   slat = t_submit - t_prep: time in diskprobe before the kernel has the I/O (refill too);
+  //   clat = t_reaped - t_submit: the kernel's submission, the device, the completion;
+  //   lat  = slat + clat.
+  // What that costs: the I/Os of one batch share their timestamps; a completion that lands
+  // while the batch is reaped is stamped up to one reap loop (well under a microsecond) early
+  // or counted in the next batch; and because one call both submits and waits, the time
+  // the kernel spends submitting is in clat, not slat (fio's libaio slat of ~2 us moves into
+  // our clat; lat compares as is).
+  Status loop(JobOutput& out) {
+    io_uring* ring = ring_.get();
+    const uint32_t bs = plan_.spec->bs;
+    Workload& work = run_.work;
+    uint64_t t_reaped = now_ns();
+    for (;;) {
+      unsigned nbatch = 0;
+      if (!run_.stopping && (nretry_ > 0 || (nfree_ > 0 && !work.exhausted()))) {
+        uint64_t t_prep = now_ns();
+        while (nretry_ > 0 || (nfree_ > 0 && !work.exhausted())) {
+          io_uring_sqe* sqe = io_uring_get_sqe(ring);
+          if (!sqe) break;  // iodepth above the ring's SQ size: the rest go next round
+          uint32_t s;
+          if (nretry_ > 0) {
+            s = retry_[--nretry_];  // -EAGAIN: the same I/O again, buffer untouched
+          } else {
+            s = free_[--nfree_];
+            start_io(work, slots_[s]);
+          }
+          Slot& sl = slots_[s];
+          prep(sqe, sl, bs);
+          io_uring_sqe_set_data64(sqe, s);
+          sl.t_prep = t_prep;
+          batch_[nbatch++] = s;
+        }
+      } else if (run_.stopping) {
+        nfree_ += nretry_;  // stopping: -EAGAIN'd I/Os are dropped, not resent
+        nretry_ = 0;
+      }
+      if (nfree_ + nretry_ == plan_.slots) break;  // nothing in flight, nothing to issue
+
+      uint64_t t_submit = now_ns();
+      for (unsigned i = 0; i < nbatch; ++i) slots_[batch_[i]].t_submit = t_submit;
+      int ret = io_uring_submit_and_wait(ring, 1);
+      t_reaped = now_ns();
+      if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+        busy_ = true;
+        return make_error(errno_message("io_uring_enter", plan_.path, -ret));
+      }
+
+      ptrdiff_t second = work.second_of(t_reaped);
+      unsigned head;
+      unsigned seen = 0;
+      io_uring_cqe* cqe;
+      io_uring_for_each_cqe(ring, head, cqe) {
+        ++seen;
+        auto s = static_cast<uint32_t>(io_uring_cqe_get_data64(cqe));
+        Slot& sl = slots_[s];
+        int res = cqe->res;
+        if (res == -EAGAIN) {
+          retry_[nretry_++] = s;
+          continue;
+        }
+        if (res < 0) {
+          work.failed(-res, sl.offset);
+        } else {
+          work.completed(sl.write, res, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit, second);
+        }
+        free_[nfree_++] = s;
+      }
+      io_uring_cq_advance(ring, seen);
+      run_.check(t_reaped, out);
+    }
+    run_.finish(t_reaped, out);
+    return Ok{};
+  }
+
+  // After a failed loop: the kernel may still write into the buffers.
+  bool buffers_busy() const { return busy_; }
+
+ private:
+  void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs) const {
+    if (fixed_buffers_) {
+      if (sl.write) {
+        io_uring_prep_write_fixed(sqe, file_, sl.buf, bs, sl.offset, static_cast<int>(sl.buf_index));
+      } else {
+        io_uring_prep_read_fixed(sqe, file_, sl.buf, bs, sl.offset, static_cast<int>(sl.buf_index));
+      }
+    } else if (sl.write) {
+      io_uring_prep_write(sqe, file_, sl.buf, bs, sl.offset);
+    } else {
+      io_uring_prep_read(sqe, file_, sl.buf, bs, sl.offset);
+    }
+    if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
+  }
+
+  const Plan& plan_;
+  JobRun& run_;
+  int fd_;
+  int file_;  // index 0 when the file is registered, else the fd
+  bool fixed_file_ = false;
+  bool fixed_buffers_ = false;
+  bool busy_ = false;
+  Ring ring_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
+  uint32_t nfree_ = 0, nretry_ = 0;
+};
+
+// ---- sync engine -----------------------------------------------------------------------
+
+// pread/pwrite, one I/O at a time: slat is 0 and clat is the system call.
+Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
+  Slot sl;
+  sl.buf = buf;
+  const uint32_t bs = plan.spec->bs;
+  uint64_t t = now_ns();
+  bool again = false;
+  while (!run.stopping) {
+    if (!again) {
+      if (run.work.exhausted()) break;
+      start_io(run.work, sl);
+    }
+    again = false;
+    uint64_t t0 = now_ns();
+    ssize_t r = sl.write ? ::pwrite(fd, sl.buf, bs, static_cast<off_t>(sl.offset))
+                         : ::pread(fd, sl.buf, bs, static_cast<off_t>(sl.offset));
+    t = now_ns();
+    if (r < 0) {
+      int err = errno;
+      if (err == EINTR || err == EAGAIN) {
+        again = true;
+      } else {
+        run.work.failed(err, sl.offset);
+      }
+    } else {
+      run.work.completed(sl.write, static_cast<int>(r), 0, t - t0, run.work.second_of(t));
+    }
+    run.check(t, out);
+  }
+  run.finish(t, out);
+  return Ok{};
+}
+
+// ---- one job ---------------------------------------------------------------------------
+
+void job_body(const Plan& plan, unsigned job, int cpu, StartGate& gate, const std::atomic<bool>* stop,
+              JobOutput& out) {
+  out.result->job = job;
+  out.result->cpu = cpu;
+  auto fail = [&](std::string msg) {
+    out.error = std::move(msg);
+    out.arrived = true;
+    gate.arrive(true);
+  };
+  // Pinned before the ring exists, so the kernel's per-ring state is set up on that CPU.
+  if (auto st = pin_to(cpu); !st) return fail(st.error());
+  auto fd = Fd::open(plan.path, plan.open_flags);
+  if (!fd) {
+    std::string msg = fd.error();
+    if (plan.spec->direct && msg.find(std::strerror(EINVAL)) != std::string::npos) {
+      msg += ": the filesystem may not support O_DIRECT; use direct=0";
+    }
+    return fail(msg);
+  }
+  JobRun run(plan, job, *out.result, stop);
+  auto buffers = allocate_buffers(plan, run.work);
+  if (!buffers) return fail(buffers.error());
+  // Declared after the buffers and the fd: the ring goes first.
+  UringJob uring(plan, run, fd->get());
+  bool use_uring = plan.spec->engine == EngineKind::IoUring;
+  if (use_uring) {
+    if (auto st = uring.setup(buffers->get(), &out.fallback); !st) return fail(st.error());
+  }
+  out.arrived = true;
+  uint64_t t0 = gate.arrive(false);
+  if (t0 == 0) return;  // another job could not start
+  run.start(t0);
+  Status st = use_uring ? uring.loop(out) : sync_loop(plan, run, fd->get(), buffers->get(), out);
+  if (!st) {
+    out.error = st.error();
+    if (uring.buffers_busy()) (void)buffers->release();  // leaked on purpose: I/O may still land
+  }
+}
+
+void job_main(const Plan& plan, unsigned job, int cpu, StartGate& gate, const std::atomic<bool>* stop,
+              JobOutput& out) {
+  try {
+    job_body(plan, job, cpu, gate, stop, out);
+  } catch (const std::exception& e) {
+    // Setup allocates (and a run without a deadline may grow its per-second series); the
+    // start gate must hear from this job either way.
+    out.error = std::string("job failed: ") + e.what();
+    if (!out.arrived) gate.arrive(true);
+  }
+}
+
+Plan make_plan(const JobSpec& spec, const Target& target) {
+  Plan p;
+  p.spec = &spec;
+  p.path = target.path;
+  p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
+  p.region_start = spec.offset;
+  uint64_t region = spec.size ? spec.size : target.size_bytes - spec.offset;
+  p.nblocks = region / spec.bs;
+  p.bytes_limit = spec.time_based ? 0 : p.nblocks * spec.bs;
+  p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
+  if (spec.time_based || spec.runtime_s > 0) p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
+  p.seconds_capacity = p.runtime_ns ? static_cast<size_t>(std::ceil(spec.runtime_s)) + 2 : 64;
+  p.slots = spec.engine == EngineKind::Sync ? 1 : spec.iodepth;
+  p.slot_stride = round_up(spec.bs, kBufferAlign);
+  return p;
+}
+
+std::string join_problems(const std::string& where, const std::vector<std::string>& problems) {
+  std::string msg =
+      where + ": " + std::to_string(problems.size()) + " problem" + (problems.size() == 1 ? "" : "s") + ": ";
+  for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+  return msg;
+}
+
+}  // namespace
+
+Status validate(const JobSpec& spec, const Target& target) {
+  std::vector<std::string> problems;
+  auto num = [](uint64_t v) { return std::to_string(v); };
+  const uint64_t lbs = target.logical_block_size ? target.logical_block_size : 1;
+  const uint64_t bs = spec.bs;
+  const std::string& dev = target.path;
+
+  if (bs == 0) {
+    problems.push_back("bs 0 is not a block size: use bs=4096");
+  } else if (spec.direct && bs % lbs != 0) {
+    problems.push_back("bs " + num(bs) + " is not a multiple of the device's logical block size " + num(lbs) +
+                       ": use bs=" + num(round_up(bs, lbs)));
+  }
+  if (spec.direct && spec.offset % lbs != 0) {
+    problems.push_back("offset " + num(spec.offset) + " is not aligned to the device's logical block size " +
+                       num(lbs) + " (direct I/O needs it): use offset=" + num(spec.offset / lbs * lbs));
+  }
+  if (spec.offset >= target.size_bytes) {
+    problems.push_back("offset " + num(spec.offset) + " is at or past the end of " + dev + " (" +
+                       num(target.size_bytes) + " bytes): use an offset below " + num(target.size_bytes));
+  } else {
+    uint64_t room = target.size_bytes - spec.offset;
+    if (spec.size > room) {
+      problems.push_back("the region offset " + num(spec.offset) + " + size " + num(spec.size) +
+                         " runs past the end of " + dev + " (" + num(target.size_bytes) +
+                         " bytes): use size=" + num(room) + " or less");
+    } else {
+      uint64_t region = spec.size ? spec.size : room;
+      if (bs > 0 && region < bs) {
+        problems.push_back("the region (" + num(region) + " bytes from offset " + num(spec.offset) +
+                           ") holds no whole block of bs " + num(bs) + ": use a larger size or a smaller bs");
+      }
+    }
+  }
+  if (spec.iodepth < 1 || spec.iodepth > kMaxIodepth) {
+    problems.push_back("iodepth " + num(spec.iodepth) + " is out of range: use 1 to " + num(kMaxIodepth));
+  }
+  if (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs) {
+    problems.push_back("numjobs " + num(spec.numjobs) + " is out of range: use 1 to " + num(kMaxNumjobs));
+  }
+  if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
+    problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
+  } else if (spec.time_based && spec.runtime_s <= 0) {
+    problems.push_back(
+        "time_based needs a runtime above 0 s: use runtime=30, or time_based=0 to stop after size");
+  }
+  if (!(spec.ramp_time_s >= 0) || !std::isfinite(spec.ramp_time_s)) {
+    problems.push_back("ramp_time " + std::to_string(spec.ramp_time_s) +
+                       " s is not a duration: use ramp_time=0");
+  }
+  if (spec.rwmixread > 100) {
+    problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
+  }
+  if (problems.empty()) return Ok{};
+  return make_error(join_problems(dev, problems));
+}
+
+Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
+  if (auto st = validate(spec, target); !st) return make_error(st.error());
+  const Plan plan = make_plan(spec, target);
+  const unsigned n = spec.numjobs;
+  // Each job writes its statistics straight into its own JobResult: no copy afterwards, which
+  // matters with thousands of jobs of ~110 KB of histograms each.
+  Results r;
+  r.jobs.resize(n);
+  std::vector<JobOutput> outs(n);
+  for (unsigned j = 0; j < n; ++j) outs[j].result = &r.jobs[j];
+  StartGate gate(n);
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  std::string spawn_error;
+  try {
+    for (unsigned j = 0; j < n; ++j) {
+      int cpu = j < opts.cpus.size() ? opts.cpus[j] : -1;
+      threads.emplace_back(job_main, std::cref(plan), j, cpu, std::ref(gate), opts.stop, std::ref(outs[j]));
+    }
+  } catch (const std::system_error& e) {
+    spawn_error =
+        "cannot start job thread " + std::to_string(threads.size()) + ": " + e.what() + ": lower numjobs";
+  }
+  gate.release(static_cast<unsigned>(threads.size()));
+  auto started_at = std::chrono::system_clock::now();
+  for (auto& t : threads) t.join();
+  if (!spawn_error.empty()) return make_error(spawn_error);
+
+  std::string error;
+  unsigned failed = 0;
+  for (unsigned j = 0; j < n; ++j) {
+    if (outs[j].error.empty()) continue;
+    if (failed++ == 0) error = n > 1 ? "job " + std::to_string(j) + ": " + outs[j].error : outs[j].error;
+  }
+  if (failed > 1) error += " (and " + std::to_string(failed - 1) + " more jobs failed)";
+  if (failed) return make_error(error);
+
+  r.spec = spec;
+  r.device = target.path;
+  r.started_at = iso8601_utc(started_at);
+  std::string fallback;
+  for (auto& o : outs) {
+    r.cpu.user_s += o.cpu.user_s;
+    r.cpu.sys_s += o.cpu.sys_s;
+    r.cpu.voluntary_ctx += o.cpu.voluntary_ctx;
+    r.cpu.involuntary_ctx += o.cpu.involuntary_ctx;
+    r.runtime_s = std::max(r.runtime_s, o.result->runtime_s);
+    r.interrupted = r.interrupted || o.stopped;
+    if (fallback.empty()) fallback = o.fallback;
+  }
+  if (!fallback.empty()) {
+    // Logged once for the run, not once per job.
+    spdlog::warn("io_uring: {}: using plain reads and writes", fallback);
+    r.notes.push_back("io_uring registration refused (" + fallback + "): plain reads and writes were used");
+  }
+  r.aggregate();
+  return r;
+}
+
+}  // namespace diskprobe

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what diskprobe needs to build and test on Debian 12, and nothing already present.
+# Idempotent: a second run installs nothing. Usage: packaging/install-deps.sh [--test]
+set -euo pipefail
+
+build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog-dev
+            nlohmann-json3-dev catch2 util-linux)
+# The integration tests put real signatures on loop devices with the real tools.
+test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
+           python3 kmod)
+
+want=("${build_pkgs[@]}")
+[ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#want[@]} packages present"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run this script as root to install them" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,36 @@
+// Built-in and user profiles: JSON files turned into JobSpecs, with command-line overrides.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diskprobe/core/job_spec.h"
+#include "diskprobe/core/result.h"
+
+namespace diskprobe::profiles {
+
+struct ProfileInfo {
+  std::string name;
+  std::string description;
+  std::string path;      // the file it was loaded from
+};
+
+// Where profiles are looked for, in order: $DISKPROBE_PROFILE_DIR, the build tree's
+// profiles/ (compiled in), the installed share/diskprobe/profiles, ~/.config/diskprobe/profiles.
+std::vector<std::string> search_dirs();
+
+std::vector<ProfileInfo> list(const std::vector<std::string>& dirs = search_dirs());
+
+// Loads a profile by name or by path to a .json file. Errors name the file, the field and
+// what is allowed; every problem in the file is reported together.
+Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::string>& dirs = search_dirs());
+Result<JobSpec> parse(const std::string& json_text, const std::string& origin);
+
+// Command-line overrides ("runtime" -> "10"); every bad one reported together.
+Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& overrides);
+// The override keys `run` and `tune` accept.
+const std::vector<std::string>& override_keys();
+
+}  // namespace diskprobe::profiles

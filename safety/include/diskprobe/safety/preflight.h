@@ -1,0 +1,75 @@
+// The preflight: is this device safe to write (or read)? Fails closed: anything that cannot
+// be checked is a reason to refuse.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diskprobe/core/block_device.h"
+#include "diskprobe/core/fd.h"
+#include "diskprobe/core/sysroot.h"
+#include "diskprobe/safety/probe.h"  // Signature, DeviceProber
+
+namespace diskprobe::safety {
+
+enum class Mode { Write, Read };
+std::string_view to_string(Mode m);
+
+// Stable, machine-readable reason codes.
+namespace code {
+inline constexpr std::string_view kNotFound = "not-found";
+inline constexpr std::string_view kNotBlockDevice = "not-block-device";
+inline constexpr std::string_view kBadName = "bad-name";
+inline constexpr std::string_view kReadOnly = "read-only";
+inline constexpr std::string_view kPartitionTable = "partition-table";
+inline constexpr std::string_view kSignature = "signature";  // filesystem, swap, LUKS, raid...
+inline constexpr std::string_view kHasPartitions = "has-partitions";
+inline constexpr std::string_view kMounted = "mounted";
+inline constexpr std::string_view kActiveSwap = "active-swap";
+inline constexpr std::string_view kHolders = "holders";
+inline constexpr std::string_view kBusy = "busy";  // O_EXCL open refused
+inline constexpr std::string_view kSystemDisk = "system-disk";
+inline constexpr std::string_view kCannotProbe = "cannot-probe";
+}  // namespace code
+
+struct Reason {
+  std::string code;     // one of code::*
+  std::string message;  // a sentence naming what was found and where
+};
+
+struct Verdict {
+  std::string device;  // "/dev/loop3" (as resolved), or the argument when unresolved
+  Mode mode = Mode::Write;
+  std::vector<Reason> reasons;  // every reason found, not only the first
+  std::vector<Signature> signatures;
+  bool safe() const { return reasons.empty(); }
+  bool has(std::string_view code) const;
+  // "refused: /dev/loop3 holds an ext4 filesystem (signature)" or "safe".
+  std::string summary() const;
+};
+
+// A verdict plus, for a safe device, the descriptor held open with O_EXCL from the check to
+// the end of the run, so nothing can mount or claim the device in between.
+struct Checked {
+  Verdict verdict;
+  BlockDevice device;  // filled when the name resolved
+  Fd hold;             // valid only when verdict.safe(), in write mode, and hold was asked for
+};
+
+// Resolves `device_arg` ("vdc" or "/dev/vdc"), then checks it. Never opens for writing.
+// In write mode the device is opened O_EXCL (the busy check); `hold` keeps that descriptor.
+// Read mode needs no claim and holds nothing.
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold = false);
+// The same with the system calls and libblkid behind `prober` (tests pass a fake).
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold,
+                  const DeviceProber& prober);
+
+// The check right before the engine opens the device: sysfs, mounts and swaps read again,
+// signatures probed again through `checked.hold` (no one else can have claimed it since).
+// Refuses with cannot-probe when there is no held descriptor.
+Verdict recheck(const SysRoot& root, const Checked& checked);
+Verdict recheck(const SysRoot& root, const Checked& checked, const DeviceProber& prober);
+
+}  // namespace diskprobe::safety

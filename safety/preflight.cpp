@@ -1,0 +1,489 @@
+#include "diskprobe/safety/preflight.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "diskprobe/safety/mounts.h"
+
+namespace diskprobe::safety {
+namespace {
+
+constexpr char kNoTouch[] = "diskprobe will not touch it";
+// Mount points whose disk is the running system.
+constexpr std::string_view kSystemMounts[] = {"/", "/boot", "/boot/efi", "/usr"};
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string s;
+  for (const auto& x : v) {
+    if (!s.empty()) s += sep;
+    s += x;
+  }
+  return s;
+}
+
+std::string join(const std::set<std::string>& v, std::string_view sep) {
+  return join(std::vector<std::string>(v.begin(), v.end()), sep);
+}
+
+std::string base_name(std::string_view path) {
+  auto slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string to_string(DevNum d) { return std::to_string(d.major) + ":" + std::to_string(d.minor); }
+
+// Block-device topology as sysfs shows it: names, numbers, partitions, slaves, holders.
+class Topology {
+ public:
+  explicit Topology(const SysRoot& root) : root_(root) {}
+
+  std::optional<DevNum> devnum(std::string_view name) const {
+    auto text = root_.read_sys("class/block/" + std::string(name) + "/dev");
+    DevNum d;
+    char tail = 0;
+    if (!text || std::sscanf(text->c_str(), "%u:%u%c", &d.major, &d.minor, &tail) != 2) return std::nullopt;
+    return d;
+  }
+
+  // The kernel name of a device number: the dev/block/M:m link, else a scan of class/block.
+  std::string name_of(DevNum d) const {
+    if (d.major == 0) return {};  // anonymous (tmpfs, overlay, btrfs): no block device
+    std::string real = root_.sys_realpath("dev/block/" + to_string(d));
+    if (!real.empty()) return base_name(real);
+    for (const auto& n : root_.list_sys("class/block")) {
+      if (devnum(n) == d) return n;
+    }
+    return {};
+  }
+
+  bool is_partition(std::string_view name) const {
+    return root_.sys_exists("class/block/" + std::string(name) + "/partition");
+  }
+
+  // A partition's directory sits inside its disk's.
+  std::string disk_of(std::string_view name) const {
+    if (!is_partition(name)) return std::string(name);
+    std::string real = root_.sys_realpath("class/block/" + std::string(name));
+    if (real.empty()) return std::string(name);
+    return base_name(real.substr(0, real.rfind('/')));
+  }
+
+  std::vector<std::string> holders(std::string_view name) const {
+    return root_.list_sys("class/block/" + std::string(name) + "/holders");
+  }
+
+  // `name`, its disk, and everything it is built on through slaves/, down to whole disks.
+  std::set<std::string> lower(std::string_view name) const {
+    std::set<std::string> seen;
+    std::vector<std::string> todo{std::string(name)};
+    while (!todo.empty()) {
+      std::string n = todo.back();
+      todo.pop_back();
+      if (n.empty() || !seen.insert(n).second) continue;
+      todo.push_back(disk_of(n));
+      for (auto& s : root_.list_sys("class/block/" + n + "/slaves")) todo.push_back(s);
+    }
+    return seen;
+  }
+
+  // "dm-0 (device-mapper vg0-root)", "md0 (RAID)", "bcache0".
+  std::string describe_holder(const std::string& h) const {
+    if (auto dm = root_.read_sys("class/block/" + h + "/dm/name")) return h + " (device-mapper " + *dm + ")";
+    if (root_.sys_exists("class/block/" + h + "/md")) return h + " (RAID)";
+    return h;
+  }
+
+  // Every member of the btrfs filesystem that has `member` among its devices.
+  std::vector<std::string> btrfs_members(const std::string& member) const {
+    for (const auto& fsid : root_.list_sys("fs/btrfs")) {
+      std::string devices = "fs/btrfs/" + fsid + "/devices";
+      if (root_.sys_exists(devices + "/" + member)) return root_.list_sys(devices);
+    }
+    return {};
+  }
+
+ private:
+  const SysRoot& root_;
+};
+
+// A device named in /proc (a mount source, a swap area): stat(2) first, since /dev/mapper
+// and /dev/disk links are not kernel names; the /dev/NAME spelling when stat cannot tell.
+std::optional<DevNum> block_device_at(const std::string& path, const Topology& topo,
+                                      const DeviceProber& prober) {
+  if (path.empty() || path.front() != '/') return std::nullopt;
+  if (auto st = prober.stat_path(path); st && st->is_block) return st->rdev;
+  if (path.rfind("/dev/", 0) == 0 && path.find('/', 5) == std::string::npos)
+    return topo.devnum(path.substr(5));
+  return std::nullopt;
+}
+
+// The devices under a mount: its major:minor, its source when that is a block device, and
+// for btrfs every member (a btrfs mount shows an anonymous 0:N, and only one source).
+std::vector<DevNum> mount_devices(const MountEntry& m, const Topology& topo, const DeviceProber& prober) {
+  std::vector<DevNum> devs{m.dev};
+  if (auto src = block_device_at(m.source, topo, prober)) {
+    devs.push_back(*src);
+    if (m.fstype == "btrfs") {
+      for (const auto& member : topo.btrfs_members(topo.name_of(*src))) {
+        if (auto d = topo.devnum(member)) devs.push_back(*d);
+      }
+    }
+  }
+  return devs;
+}
+
+// A swap area's device: the device itself, or for a swap file the one holding the file.
+std::optional<DevNum> swap_device(const SwapEntry& s, const Topology& topo, const DeviceProber& prober) {
+  if (s.type == "file") {
+    if (auto st = prober.stat_path(s.path); st && !st->is_block) return st->dev;
+  }
+  return block_device_at(s.path, topo, prober);
+}
+
+// The device under test and its partitions: each is checked for mounts, swap and holders.
+struct Node {
+  std::string name;
+  std::optional<DevNum> dev;
+  bool partition_of_target = false;
+};
+
+std::string node_label(const Node& n, const BlockDevice& d) {
+  if (!n.partition_of_target) return d.path;
+  return "/dev/" + n.name + " (a partition of " + d.path + ")";
+}
+
+// "an ext4", "an xfs" (said letter by letter), "a btrfs".
+std::string with_article(const std::string& noun) {
+  bool vowel = !noun.empty() && std::string_view("aeiouAEIOU").find(noun[0]) != std::string_view::npos;
+  for (std::string_view spelled : {"xfs ", "ntfs ", "hfs ", "hfsplus ", "f2fs ", "mbr "}) {
+    if (noun.rfind(spelled, 0) == 0) vowel = true;
+  }
+  return (vowel ? "an " : "a ") + noun;
+}
+
+// "an ext4 filesystem", "a gpt partition table", "an LVM physical volume (LVM2_member)".
+std::string describe(const Signature& s) {
+  if (s.type == "PMBR") return "a protective MBR (PMBR) of a GPT whose headers are gone";
+  if (s.type == "dos") return "a dos (MBR) partition table";
+  if (s.partition_table) return with_article(s.type + " partition table");
+  if (s.type == "swap") return "a swap area";
+  if (s.type == "LVM2_member") return "an LVM physical volume (LVM2_member)";
+  if (s.type == "crypto_LUKS") return "a LUKS encrypted volume (crypto_LUKS)";
+  if (s.usage == "filesystem") return with_article(s.type + " filesystem");
+  if (s.usage == "raid") return "a RAID or volume-manager member (" + s.type + ")";
+  if (s.usage == "crypto") return "an encrypted volume (" + s.type + ")";
+  return with_article(s.type + " signature");
+}
+
+std::string_view name_code(NameError why) {
+  switch (why) {
+    case NameError::NotFound:
+      return code::kNotFound;
+    case NameError::NotBlockDevice:
+      return code::kNotBlockDevice;
+    default:
+      return code::kBadName;
+  }
+}
+
+class Preflight {
+ public:
+  Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, Checked& out)
+      : root_(root), prober_(prober), mode_(mode), out_(out), v_(out.verdict), topo_(root) {
+    v_.mode = mode;
+  }
+
+  // `held`: recheck through the descriptor a run holds instead of opening the device.
+  void run(std::string_view arg, bool hold, const Fd* held) {
+    v_.device = std::string(arg);
+    if (!resolve(arg)) return;
+    const BlockDevice& d = out_.device;
+    nodes_.push_back(Node{d.name, DevNum{d.major, d.minor}, false});
+    for (const auto& p : d.partitions) nodes_.push_back(Node{p, topo_.devnum(p), true});
+
+    auto mounts = read_mounts(root_);
+    auto swaps = read_swaps(root_);
+    if (!mounts)
+      add(code::kCannotProbe,
+          "cannot tell whether " + d.path + " is mounted: " + mounts.error() + "; " + kRefuseUnchecked);
+    if (!swaps)
+      add(code::kCannotProbe,
+          "cannot tell whether " + d.path + " is swap: " + swaps.error() + "; " + kRefuseUnchecked);
+    if (mounts) {
+      for (auto& mnt : *mounts)
+        mounts_.push_back(Mounted{mount_devices(mnt, topo_, prober_), std::move(mnt)});
+    }
+    if (swaps) {
+      for (auto& sw : *swaps) swaps_.push_back(Swapped{swap_device(sw, topo_, prober_), std::move(sw)});
+    }
+
+    check_system_disk();
+    check_mounted();
+    check_swap();
+    check_holders();
+    Fd fd = probe(held);
+    if (mode_ == Mode::Write) check_partitions();
+    if (mode_ == Mode::Write) check_read_only();
+
+    if (hold && !held && mode_ == Mode::Write && v_.safe()) out_.hold = std::move(fd);
+  }
+
+ private:
+  static constexpr char kRefuseUnchecked[] = "diskprobe refuses what it cannot check";
+
+  void add(std::string_view c, std::string message) {
+    v_.reasons.push_back(Reason{std::string(c), std::move(message)});
+  }
+
+  bool resolve(std::string_view arg) {
+    NameError why = NameError::None;
+    auto name = parse_device_name(arg, &why);
+    if (!name) {
+      add(name_code(why), name.error());
+      return false;
+    }
+    auto dev = read_block_device(root_, *name);
+    if (!dev) {
+      add(code::kNotFound, dev.error());
+      return false;
+    }
+    out_.device = std::move(*dev);
+    v_.device = out_.device.path;
+    return true;
+  }
+
+  void check_system_disk() {
+    // Every device the system stands on, with what it holds there ("/", "swap /dev/zram0").
+    std::map<std::string, std::set<std::string>> system;
+    auto mark = [&](DevNum dev, const std::string& what) {
+      std::string name = topo_.name_of(dev);
+      if (name.empty()) return;
+      for (const auto& n : topo_.lower(name)) system[n].insert(what);
+    };
+    for (const auto& m : mounts_) {
+      const auto& mp = m.entry.mount_point;
+      if (std::find(std::begin(kSystemMounts), std::end(kSystemMounts), mp) == std::end(kSystemMounts))
+        continue;
+      for (const auto& dev : m.devs) mark(dev, mp);
+    }
+    for (const auto& sw : swaps_) {
+      if (sw.dev) mark(*sw.dev, "swap " + sw.entry.path);
+    }
+    if (system.empty()) spdlog::debug("preflight: found no block device under / (a container?)");
+
+    const BlockDevice& d = out_.device;
+    std::set<std::string> on, what;
+    for (const auto& n : topo_.lower(d.name)) {
+      auto it = system.find(n);
+      if (it == system.end()) continue;
+      on.insert(n);
+      what.insert(it->second.begin(), it->second.end());
+    }
+    if (on.empty()) return;
+    add(code::kSystemDisk, d.path + " is on the system disk (" + join(on, ", ") + " holds " +
+                               join(what, ", ") + "): " + std::string(kNoTouch) +
+                               "; pick a data disk ('diskprobe devices' lists them)");
+  }
+
+  void check_mounted() {
+    const BlockDevice& d = out_.device;
+    for (const auto& node : nodes_) {
+      if (!node.dev) continue;
+      std::vector<std::string> where;
+      for (const auto& m : mounts_) {
+        if (std::find(m.devs.begin(), m.devs.end(), *node.dev) == m.devs.end()) continue;
+        std::string at = m.entry.mount_point + " (" + m.entry.fstype + ")";
+        if (std::find(where.begin(), where.end(), at) == where.end()) where.push_back(at);
+      }
+      if (where.empty()) continue;
+      std::string first = where.front().substr(0, where.front().rfind(" ("));
+      add(code::kMounted, node_label(node, d) + " is mounted at " + join(where, ", ") + ": " +
+                              std::string(kNoTouch) + "; unmount it first (umount " + first +
+                              ") or pick another device");
+    }
+  }
+
+  void check_swap() {
+    const BlockDevice& d = out_.device;
+    for (const auto& node : nodes_) {
+      if (!node.dev) continue;
+      for (const auto& swapped : swaps_) {
+        if (!swapped.dev || !(*swapped.dev == *node.dev)) continue;
+        const SwapEntry& sw = swapped.entry;
+        std::string what = sw.type == "file" ? " holds the active swap file " + sw.path
+                                             : " is active swap (" + sw.path + " in /proc/swaps)";
+        add(code::kActiveSwap, node_label(node, d) + what + ": " + std::string(kNoTouch) + "; run swapoff " +
+                                   sw.path + " first or pick another device");
+      }
+    }
+  }
+
+  void check_holders() {
+    const BlockDevice& d = out_.device;
+    for (const auto& node : nodes_) {
+      auto holders = node.partition_of_target ? topo_.holders(node.name) : d.holders;
+      if (holders.empty()) continue;
+      std::vector<std::string> named;
+      for (const auto& h : holders) named.push_back(topo_.describe_holder(h));
+      add(code::kHolders,
+          node_label(node, d) + " is in use by " + join(named, ", ") + ": " + std::string(kNoTouch) +
+              "; take that down first (umount, then cryptsetup close, vgchange -an or mdadm --stop) "
+              "or pick another device");
+    }
+  }
+
+  // Opens read-only, exclusively in write mode: that is the busy check. When it is busy the
+  // device is still opened shared, to name what is on it. An invalid Fd means refused.
+  Fd open_device() {
+    const BlockDevice& d = out_.device;
+    Opened o = prober_.open(d.path, mode_ == Mode::Write);
+    if (!o.fd.valid() && o.err == EBUSY && mode_ == Mode::Write) {
+      add(code::kBusy, d.path +
+                           " is held open exclusively by another process (mounted, in a RAID/LVM, or "
+                           "another diskprobe): " +
+                           std::string(kNoTouch) + "; stop that use first or pick another device");
+      o = prober_.open(d.path, false);
+    }
+    if (!o.fd.valid()) {
+      add(code::kCannotProbe, "cannot check " + d.path + " for data: " + o.error + "; " +
+                                  std::string(kRefuseUnchecked) +
+                                  " (run as root, or check the device's health)");
+      return Fd();
+    }
+    DevNum want{d.major, d.minor};
+    if (!o.is_block || !(o.rdev == want)) {
+      add(code::kCannotProbe, d.path + " is not the block device sysfs calls " + d.name + " (" +
+                                  to_string(want) + "): " + std::string(kRefuseUnchecked) +
+                                  "; fix /dev or name the device another way");
+      return Fd();
+    }
+    return std::move(o.fd);
+  }
+
+  // Asks libblkid what the device holds, through `held` (a recheck) or a fresh read-only
+  // open. Returns the fresh descriptor, for `hold`.
+  Fd probe(const Fd* held) {
+    const BlockDevice& d = out_.device;
+    if (d.size_bytes == 0) {
+      add(code::kCannotProbe, d.path +
+                                  " has size 0 (no medium, or a loop device with no backing file): "
+                                  "there is nothing to check or test; pick a device with storage");
+      return Fd();
+    }
+    Fd opened;
+    if (!held) {
+      opened = open_device();
+      if (!opened.valid()) return Fd();
+    }
+    const Fd& fd = held ? *held : opened;
+    Probed p = prober_.probe(fd, d.path);
+    if (!p.ok) {
+      add(code::kCannotProbe, "cannot check " + d.path + " for data: " + p.error + "; " +
+                                  std::string(kRefuseUnchecked) + " (check the device's health with dmesg)");
+      return Fd();
+    }
+    v_.signatures = std::move(p.signatures);
+    ro_ioctl_ = prober_.read_only(fd).value_or(false);
+    if (mode_ == Mode::Write) {
+      for (const auto& s : v_.signatures) {
+        add(s.partition_table ? code::kPartitionTable : code::kSignature,
+            d.path + " holds " + describe(s) + " (signature at offset " + std::to_string(s.offset) +
+                "): diskprobe will not write to it; wipe it with wipefs -a only if you are sure, or use an "
+                "empty disk");
+      }
+    }
+    return opened;
+  }
+
+  void check_partitions() {
+    const BlockDevice& d = out_.device;
+    if (d.partitions.empty()) return;
+    std::vector<std::string> paths;
+    for (const auto& p : d.partitions) paths.push_back("/dev/" + p);
+    add(code::kHasPartitions, d.path + " has partitions (" + join(paths, ", ") +
+                                  "): diskprobe will not write over them; delete them only if you are sure "
+                                  "(wipefs -a on each, then on the disk), or use an empty disk");
+  }
+
+  void check_read_only() {
+    const BlockDevice& d = out_.device;
+    if (!d.read_only && !ro_ioctl_) return;
+    add(code::kReadOnly,
+        d.path + " is read-only (" + std::string(d.read_only ? "sysfs ro=1" : "BLKROGET") +
+            "): diskprobe cannot write to it; use --mode read, or make it writable (blockdev --setrw)");
+  }
+
+  const SysRoot& root_;
+  const DeviceProber& prober_;
+  Mode mode_;
+  Checked& out_;
+  Verdict& v_;
+  Topology topo_;
+  std::vector<Node> nodes_;
+  struct Mounted {
+    std::vector<DevNum> devs;
+    MountEntry entry;
+  };
+  struct Swapped {
+    std::optional<DevNum> dev;
+    SwapEntry entry;
+  };
+  std::vector<Mounted> mounts_;
+  std::vector<Swapped> swaps_;
+  bool ro_ioctl_ = false;
+};
+
+}  // namespace
+
+std::string_view to_string(Mode m) { return m == Mode::Write ? "write" : "read"; }
+
+bool Verdict::has(std::string_view c) const {
+  return std::any_of(reasons.begin(), reasons.end(), [&](const Reason& r) { return r.code == c; });
+}
+
+std::string Verdict::summary() const {
+  if (safe()) return "safe";
+  std::string s = "refused: ";
+  for (size_t i = 0; i < reasons.size(); ++i) {
+    if (i) s += "; ";
+    s += reasons[i].message + " (" + reasons[i].code + ")";
+  }
+  return s;
+}
+
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold,
+                  const DeviceProber& prober) {
+  Checked out;
+  Preflight(root, prober, mode, out).run(device_arg, hold, nullptr);
+  return out;
+}
+
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold) {
+  return preflight(root, device_arg, mode, hold, system_prober());
+}
+
+Verdict recheck(const SysRoot& root, const Checked& checked, const DeviceProber& prober) {
+  Checked out;
+  if (!checked.hold.valid()) {
+    out.verdict.device = checked.device.path.empty() ? checked.verdict.device : checked.device.path;
+    out.verdict.reasons.push_back(Reason{std::string(code::kCannotProbe),
+                                         "cannot check " + out.verdict.device +
+                                             " again: the preflight holds no descriptor for it; run the "
+                                             "preflight with hold in write mode first"});
+    return out.verdict;
+  }
+  Preflight(root, prober, Mode::Write, out).run(checked.device.name, false, &checked.hold);
+  return out.verdict;
+}
+
+Verdict recheck(const SysRoot& root, const Checked& checked) {
+  return recheck(root, checked, system_prober());
+}
+
+}  // namespace diskprobe::safety

@@ -1,0 +1,121 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace testing {
+namespace {
+
+std::string slurp_fd(int fd) {
+  std::string s;
+  std::array<char, 4096> buf{};
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n > 0) {
+      s.append(buf.data(), static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+CommandResult run(const std::vector<std::string>& argv) {
+  int out[2], err[2];
+  REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(err, O_CLOEXEC) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    int devnull = ::open("/dev/null", O_RDONLY);
+    ::dup2(devnull, 0);
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "exec %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  CommandResult r;
+  std::thread t([&] { r.err = slurp_fd(err[0]); });
+  r.out = slurp_fd(out[0]);
+  t.join();
+  ::close(out[0]);
+  ::close(err[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+CommandResult sh(const std::string& line) { return run({"/bin/sh", "-c", line}); }
+
+CommandResult run_diskprobe(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{DISKPROBE_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv);
+}
+
+diskprobe::LoopDevice make_loop(uint64_t size_bytes, bool read_only) {
+  diskprobe::LoopDevice::Options o;
+  o.size_bytes = size_bytes;
+  o.read_only = read_only;
+  auto loop = diskprobe::LoopDevice::create(o);
+  INFO((loop.ok() ? std::string() : loop.error()));
+  REQUIRE(loop.ok());
+  return std::move(loop.value());
+}
+
+std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len) {
+  std::ifstream f(path, std::ios::binary);
+  REQUIRE(f.good());
+  f.seekg(static_cast<std::streamoff>(offset));
+  std::string s(len, '\0');
+  f.read(s.data(), static_cast<std::streamsize>(len));
+  s.resize(static_cast<size_t>(f.gcount()));
+  return s;
+}
+
+std::string read_sysfs(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::string edges(const std::string& device_path, uint64_t size_bytes) {
+  constexpr uint64_t kMiB = 1 << 20;
+  return read_bytes(device_path, 0, kMiB) + read_bytes(device_path, size_bytes - kMiB, kMiB);
+}
+
+std::vector<std::string> loops_backed_by(const std::string& dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/block", ec)) {
+    std::string name = e.path().filename();
+    if (name.rfind("loop", 0) != 0) continue;
+    std::string backing = read_sysfs(e.path().string() + "/loop/backing_file");
+    if (!backing.empty() && backing.rfind(dir, 0) == 0) found.push_back(name);
+  }
+  return found;
+}
+
+}  // namespace testing

@@ -1,0 +1,35 @@
+// Helpers for integration tests: real loop devices, running commands, reading bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diskprobe/core/loop_device.h"
+
+namespace testing {
+
+struct CommandResult {
+  int exit_code = -1;     // exit status, or 128 + signal
+  std::string out, err;
+};
+
+// Runs argv (no shell) with stdin from /dev/null and captures both streams.
+CommandResult run(const std::vector<std::string>& argv);
+// Runs a shell line; for the real tools (mkfs.ext4, sgdisk) in setup steps.
+CommandResult sh(const std::string& line);
+// The diskprobe binary under test.
+CommandResult run_diskprobe(const std::vector<std::string>& args);
+
+// A loop device the test made; REQUIREs that creation worked.
+diskprobe::LoopDevice make_loop(uint64_t size_bytes = 64ull << 20, bool read_only = false);
+
+std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len);
+std::string read_sysfs(const std::string& path);
+// First and last MiB, to prove a refused device was not written.
+std::string edges(const std::string& device_path, uint64_t size_bytes);
+
+// Loop devices currently attached to a backing file under `dir`.
+std::vector<std::string> loops_backed_by(const std::string& dir);
+
+}  // namespace testing

@@ -1,0 +1,118 @@
+#include <catch2/catch.hpp>
+
+#include "diskprobe/core/block_device.h"
+#include "diskprobe/core/loop_device.h"
+#include "diskprobe/core/sysroot.h"
+
+using namespace diskprobe;
+
+namespace {
+const SysRoot kFixture(std::string(DISKPROBE_FIXTURES) + "/core/sys", std::string(DISKPROBE_FIXTURES) + "/core/proc");
+}
+
+TEST_CASE("parse_size reads fio's binary units and rejects the rest", "[core]") {
+  struct Case {
+    const char* text;
+    uint64_t bytes;
+  };
+  const Case good[] = {{"4096", 4096}, {"4k", 4096},         {"4K", 4096},       {"4KiB", 4096},
+                       {"512M", 512ull << 20}, {"1G", 1ull << 30}, {"1024g", 1ull << 40}, {"2T", 2ull << 40},
+                       {"0", 0},       {"7b", 7}};
+  for (const auto& c : good) {
+    auto r = parse_size(c.text);
+    INFO(c.text);
+    REQUIRE(r.ok());
+    CHECK(*r == c.bytes);
+  }
+  for (const char* bad : {"", "k", "4x", "1.5G", "-1", "4kk", "99999999999999999999", "20000000P"}) {
+    INFO(bad);
+    auto r = parse_size(bad);
+    CHECK_FALSE(r.ok());
+    if (!r.ok()) CHECK_FALSE(r.error().empty());
+  }
+}
+
+TEST_CASE("parse_device_name accepts kernel names and refuses traversal", "[core]") {
+  CHECK(*parse_device_name("vdc") == "vdc");
+  CHECK(*parse_device_name("nvme0n1") == "nvme0n1");
+  struct Bad {
+    const char* arg;
+    NameError why;
+  };
+  const Bad bad[] = {{"", NameError::BadName},
+                     {"..", NameError::BadName},
+                     {"../vda", NameError::BadName},
+                     {"vd c", NameError::BadName},
+                     {"/dev/../dev/vda", NameError::BadName},
+                     {"/dev/diskprobe-no-such-device", NameError::NotFound},
+                     {"/etc/passwd", NameError::NotBlockDevice}};
+  for (const auto& b : bad) {
+    INFO(b.arg);
+    NameError why = NameError::None;
+    auto r = parse_device_name(b.arg, &why);
+    CHECK_FALSE(r.ok());
+    CHECK(why == b.why);
+  }
+}
+
+TEST_CASE("read_block_device reads a disk and its partition from a sysfs tree", "[core]") {
+  auto vdc = read_block_device(kFixture, "vdc");
+  REQUIRE(vdc.ok());
+  CHECK(vdc->path == "/dev/vdc");
+  CHECK(vdc->major == 254);
+  CHECK(vdc->minor == 32);
+  CHECK(vdc->size_bytes == 2097152ull * 512);
+  CHECK(vdc->logical_block_size == 4096);
+  CHECK_FALSE(vdc->is_partition);
+  CHECK(vdc->disk == "vdc");
+  CHECK(vdc->partitions == std::vector<std::string>{"vdc1"});
+  CHECK(vdc->holders.empty());
+  CHECK(vdc->serial == "vol-0abc123");
+
+  auto part = read_block_device(kFixture, "vdc1");
+  REQUIRE(part.ok());
+  CHECK(part->is_partition);
+  CHECK(part->disk == "vdc");
+  CHECK(part->logical_block_size == 4096);  // from the disk's queue
+
+  auto missing = read_block_device(kFixture, "vdz");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().find("no block device named vdz") != std::string::npos);
+
+  CHECK(list_disks(kFixture) == std::vector<std::string>{"loop0", "vdc"});
+}
+
+TEST_CASE("disk counters parse /sys/block/X/stat and refuse a short line", "[core]") {
+  auto vdc = read_block_device(kFixture, "vdc");
+  REQUIRE(vdc.ok());
+  auto c = read_disk_counters(kFixture, *vdc);
+  REQUIRE(c.ok());
+  CHECK(c->read_ios == 51120);
+  CHECK(c->write_ios == 1102570);
+  CHECK(c->write_ticks_ms == 26754);
+  CHECK(c->io_ticks_ms == 25568);
+
+  DiskCounters after = *c;
+  after.write_ios += 1000;
+  after.io_ticks_ms += 500;
+  auto d = disk_stats_delta(*c, after, 1.0);
+  CHECK(d.valid);
+  CHECK(d.write_ios == 1000);
+  CHECK(d.util_percent == Approx(50.0));
+
+  auto part = read_block_device(kFixture, "vdc1");
+  REQUIRE(part.ok());
+  auto bad = read_disk_counters(kFixture, *part);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().find("expected at least 11 fields") != std::string::npos);
+}
+
+TEST_CASE("SysRoot joins paths under its roots and trims values", "[core]") {
+  SysRoot r("/x/sys/", "/y/proc");
+  CHECK(r.sys_path("block/vda") == "/x/sys/block/vda");
+  CHECK(r.proc_path("interrupts") == "/y/proc/interrupts");
+  CHECK(trim("  2\n") == "2");
+  auto missing = kFixture.read_sys("class/block/vdc/no-such-attribute");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().find("no-such-attribute") != std::string::npos);
+}

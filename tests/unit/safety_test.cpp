@@ -1,0 +1,532 @@
+// The preflight's verdict logic against fake sysfs/procfs trees and a fake prober: no root,
+// no devices. The trees are written per test under a temporary directory.
+#include <fcntl.h>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "diskprobe/core/result.h"
+#include "diskprobe/safety/mounts.h"
+#include "diskprobe/safety/preflight.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using diskprobe::Fd;
+using diskprobe::SysRoot;
+using namespace diskprobe::safety;
+
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+// Answers what a test scripts; opens /dev/null so a held descriptor is real.
+class FakeProber final : public DeviceProber {
+ public:
+  std::map<std::string, DevNum> rdev;       // what fstat says each /dev path is
+  std::map<std::string, PathDevice> stats;  // stat(2) of mount sources, swap files
+  int open_err = 0;                         // every open fails with this errno
+  int excl_err = 0;                         // only O_EXCL opens fail with this errno
+  int shared_err = 0;                       // only shared opens fail with this errno
+  std::string probe_error;                  // libblkid fails with this message
+  std::vector<Signature> signatures;
+  bool ro = false;
+  mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
+
+  Opened open(const std::string& path, bool exclusive) const override {
+    opens.push_back((exclusive ? "excl " : "shared ") + path);
+    Opened o;
+    int err = open_err ? open_err : (exclusive ? excl_err : shared_err);
+    if (err) {
+      o.err = err;
+      o.error = diskprobe::errno_message("open", path, err);
+      return o;
+    }
+    auto it = rdev.find(path);
+    if (it == rdev.end()) {
+      o.err = ENOENT;
+      o.error = diskprobe::errno_message("open", path, ENOENT);
+      return o;
+    }
+    auto fd = Fd::open("/dev/null", O_RDONLY);
+    REQUIRE(fd.ok());
+    o.fd = std::move(*fd);
+    o.is_block = true;
+    o.rdev = it->second;
+    return o;
+  }
+  Probed probe(const Fd&, const std::string&) const override {
+    Probed p;
+    p.ok = probe_error.empty();
+    p.error = probe_error;
+    if (p.ok) p.signatures = signatures;
+    return p;
+  }
+  std::optional<bool> read_only(const Fd&) const override { return ro; }
+  std::optional<PathDevice> stat_path(const std::string& path) const override {
+    auto it = stats.find(path);
+    if (it == stats.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+// A sysfs and procfs tree shaped like the kernel's: devices under devices/virtual/block,
+// class/block and dev/block links to them, partitions inside their disk's directory.
+class FakeSystem {
+ public:
+  FakeSystem() {
+    std::string t = (fs::temp_directory_path() / "diskprobe-safety-unit-XXXXXX").string();
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    dir_ = t;
+    fs::create_directories(sys("class/block"));
+    fs::create_directories(sys("dev/block"));
+    mountinfo("22 1 0:21 / /proc rw - proc proc rw\n");
+    swaps("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+  }
+  ~FakeSystem() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path sys(const std::string& rel) const { return dir_ / "sys" / rel; }
+  fs::path proc(const std::string& rel) const { return dir_ / "proc" / rel; }
+  SysRoot root() const { return SysRoot((dir_ / "sys").string(), (dir_ / "proc").string()); }
+
+  void disk(const std::string& name, DevNum d, uint64_t sectors = 131072) {
+    add(fs::path("devices/virtual/block") / name, name, d, sectors);
+  }
+  void partition(const std::string& disk, const std::string& name, DevNum d) {
+    fs::path rel = fs::path("devices/virtual/block") / disk / name;
+    add(rel, name, d, 2048);
+    write(sys(rel.string()) / "partition", "1\n");
+  }
+  // `upper` (dm-0, md0) is built on `lower`.
+  void stack(const std::string& lower, const std::string& upper) {
+    fs::create_directories(sys("class/block/" + lower + "/holders/" + upper));
+    fs::create_directories(sys("class/block/" + upper + "/slaves/" + lower));
+  }
+  void set(const std::string& name, const std::string& attr, const std::string& value) {
+    write(sys("class/block/" + name) / attr, value + "\n");
+  }
+  void mountinfo(const std::string& text) { write(proc("self/mountinfo"), text); }
+  void swaps(const std::string& text) { write(proc("swaps"), text); }
+
+  FakeProber prober;
+
+ private:
+  void add(const fs::path& rel, const std::string& name, DevNum d, uint64_t sectors) {
+    fs::path p = sys(rel.string());
+    std::string num = std::to_string(d.major) + ":" + std::to_string(d.minor);
+    write(p / "dev", num + "\n");
+    write(p / "size", std::to_string(sectors) + "\n");
+    write(p / "ro", "0\n");
+    fs::create_directories(p / "holders");
+    fs::create_directories(p / "slaves");
+    fs::create_symlink(fs::path("../..") / rel, sys("class/block/" + name));
+    fs::create_symlink(fs::path("../..") / rel, sys("dev/block/" + num));
+    prober.rdev["/dev/" + name] = d;
+  }
+
+  fs::path dir_;
+};
+
+const DevNum kVda{252, 0}, kVda1{252, 1}, kVda2{252, 2}, kVdb{252, 16}, kVdb1{252, 17}, kVdc{252, 32},
+    kVdc1{252, 33}, kVdd{252, 48}, kDm0{253, 0}, kZram{251, 0};
+
+Verdict check(FakeSystem& f, const std::string& arg, Mode mode) {
+  auto c = preflight(f.root(), arg, mode, false, f.prober);
+  INFO(arg << " " << to_string(mode) << ": " << c.verdict.summary());
+  return std::move(c.verdict);
+}
+
+std::vector<std::string> codes(const Verdict& v) {
+  std::vector<std::string> c;
+  for (const auto& r : v.reasons) c.push_back(r.code);
+  return c;
+}
+
+using Codes = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("a blank disk is safe; hold keeps the O_EXCL descriptor in write mode only", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  auto c = preflight(f.root(), "vdc", Mode::Write, true, f.prober);
+  INFO(c.verdict.summary());
+  CHECK(c.verdict.safe());
+  CHECK(c.verdict.summary() == "safe");
+  CHECK(c.verdict.device == "/dev/vdc");
+  CHECK(c.device.name == "vdc");
+  CHECK(c.device.size_bytes == 131072ull * 512);
+  CHECK(c.hold.valid());
+  CHECK(f.prober.opens == std::vector<std::string>{"excl /dev/vdc"});
+
+  f.prober.opens.clear();
+  auto r = preflight(f.root(), "vdc", Mode::Read, true, f.prober);
+  CHECK(r.verdict.safe());
+  CHECK_FALSE(r.hold.valid());
+  CHECK(f.prober.opens == std::vector<std::string>{"shared /dev/vdc"});
+
+  auto no_hold = preflight(f.root(), "vdc", Mode::Write, false, f.prober);
+  CHECK(no_hold.verdict.safe());
+  CHECK_FALSE(no_hold.hold.valid());
+}
+
+TEST_CASE("what cannot be probed is refused with cannot-probe in both modes", "[safety]") {
+  struct Case {
+    const char* what;
+    int open_err;
+    std::string probe_error;
+    const char* expect;  // in the message
+  };
+  const std::vector<Case> cases = {
+      {"open EPERM", EPERM, "", "Operation not permitted"},
+      {"open EACCES", EACCES, "", "Permission denied"},
+      {"open EIO", EIO, "", "Input/output error"},
+      {"open ENXIO", ENXIO, "", "No such device or address"},
+      {"libblkid read error", 0, diskprobe::errno_message("blkid_do_probe", "/dev/vdc", EIO),
+       "Input/output error"},
+      {"libblkid error without errno", 0, "blkid_do_probe(/dev/vdc): libblkid error", "libblkid error"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      FakeSystem f;
+      f.disk("vdc", kVdc);
+      f.prober.open_err = c.open_err;
+      f.prober.probe_error = c.probe_error;
+      f.prober.signatures = {{"ext4", "filesystem", 1080, false}};  // never seen
+      for (Mode mode : {Mode::Write, Mode::Read}) {
+        auto got = preflight(f.root(), "vdc", mode, true, f.prober);
+        INFO(to_string(mode) << ": " << got.verdict.summary());
+        CHECK(codes(got.verdict) == Codes{"cannot-probe"});
+        CHECK(got.verdict.reasons[0].message.find(c.expect) != std::string::npos);
+        CHECK(got.verdict.reasons[0].message.find("/dev/vdc") != std::string::npos);
+        CHECK(got.verdict.signatures.empty());
+        CHECK_FALSE(got.hold.valid());
+      }
+    }
+  }
+}
+
+TEST_CASE("busy: refused for writing, and still probed through a shared open", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.prober.excl_err = EBUSY;
+  f.prober.signatures = {{"ext4", "filesystem", 1080, false}};
+  auto w = preflight(f.root(), "vdc", Mode::Write, true, f.prober);
+  INFO(w.verdict.summary());
+  CHECK(codes(w.verdict) == Codes{"busy", "signature"});
+  CHECK(w.verdict.reasons[0].message.find("held open exclusively by another process") != std::string::npos);
+  CHECK(f.prober.opens == std::vector<std::string>{"excl /dev/vdc", "shared /dev/vdc"});
+  CHECK_FALSE(w.hold.valid());
+  CHECK(check(f, "vdc", Mode::Read).safe());  // reading opens shared: no busy check
+
+  SECTION("and when the shared open fails too, cannot-probe joins busy") {
+    f.prober.shared_err = EPERM;
+    CHECK(codes(check(f, "vdc", Mode::Write)) == Codes{"busy", "cannot-probe"});
+    CHECK(codes(check(f, "vdc", Mode::Read)) == Codes{"cannot-probe"});
+  }
+}
+
+TEST_CASE("a /dev node that is not the device sysfs names is refused", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.prober.rdev["/dev/vdc"] = kVdd;
+  CHECK(codes(check(f, "vdc", Mode::Write)) == Codes{"cannot-probe"});
+  CHECK(codes(check(f, "vdc", Mode::Read)) == Codes{"cannot-probe"});
+}
+
+TEST_CASE("signatures refuse writing, one reason each, and are only recorded for reading", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  // Ambivalent: a disk reformatted whole keeps its old backup GPT header at the end.
+  f.prober.signatures = {{"ext4", "filesystem", 1080, false}, {"gpt", "partition table", 67108352, true}};
+  auto w = check(f, "vdc", Mode::Write);
+  CHECK(codes(w) == Codes{"signature", "partition-table"});
+  CHECK(
+      w.reasons[0].message ==
+      "/dev/vdc holds an ext4 filesystem (signature at offset 1080): diskprobe will not write to it; wipe it "
+      "with wipefs -a only if you are sure, or use an empty disk");
+  CHECK(w.reasons[1].message.find("a gpt partition table (signature at offset 67108352)") !=
+        std::string::npos);
+  CHECK(w.signatures.size() == 2);
+  auto r = check(f, "vdc", Mode::Read);
+  CHECK(r.safe());
+  CHECK(r.signatures.size() == 2);
+}
+
+TEST_CASE("signature descriptions name what is there", "[safety]") {
+  struct Case {
+    Signature sig;
+    const char* says;
+  };
+  const std::vector<Case> cases = {
+      {{"swap", "other", 4086, false}, "holds a swap area"},
+      {{"crypto_LUKS", "crypto", 0, false}, "holds a LUKS encrypted volume (crypto_LUKS)"},
+      {{"LVM2_member", "raid", 536, false}, "holds an LVM physical volume (LVM2_member)"},
+      {{"linux_raid_member", "raid", 4096, false},
+       "holds a RAID or volume-manager member (linux_raid_member)"},
+      {{"xfs", "filesystem", 0, false}, "holds an xfs filesystem"},
+      {{"dos", "partition table", 510, true}, "holds a dos (MBR) partition table"},
+      {{"PMBR", "partition table", 510, true},
+       "holds a protective MBR (PMBR) of a GPT whose headers are gone"},
+      {{"atari", "partition table", 0, true}, "holds an atari partition table"},
+      {{"bcache", "other", 4120, false}, "holds a bcache signature"},
+  };
+  for (const auto& c : cases) {
+    FakeSystem f;
+    f.disk("vdc", kVdc);
+    f.prober.signatures = {c.sig};
+    auto v = check(f, "vdc", Mode::Write);
+    REQUIRE(v.reasons.size() == 1);
+    CHECK(v.reasons[0].code == (c.sig.partition_table ? "partition-table" : "signature"));
+    CHECK(v.reasons[0].message.find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("mounts: the device, its partitions, escaped mount points, btrfs through its source", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.partition("vdc", "vdc1", kVdc1);
+  f.disk("vdd", kVdd);
+  f.disk("vdb", kVdb);
+  f.mountinfo(
+      "22 1 0:21 / /proc rw - proc proc rw\n"
+      "40 1 252:33 / /mnt/my\\040data rw,relatime shared:5 - ext4 /dev/vdc1 rw\n"
+      // btrfs: an anonymous device number; /dev/vdd is found through stat of the source
+      "41 1 0:45 / /srv rw,relatime - btrfs /dev/disk/by-label/pool rw\n");
+  f.prober.stats["/dev/disk/by-label/pool"] = PathDevice{true, kVdd, {0, 6}};
+
+  auto c = check(f, "vdc", Mode::Write);
+  CHECK(codes(c) == Codes{"mounted", "has-partitions"});
+  CHECK(c.reasons[0].message ==
+        "/dev/vdc1 (a partition of /dev/vdc) is mounted at /mnt/my data (ext4): diskprobe will not touch it; "
+        "unmount it first (umount /mnt/my data) or pick another device");
+  CHECK(codes(check(f, "vdc", Mode::Read)) == Codes{"mounted"});
+  CHECK(codes(check(f, "vdc1", Mode::Write)) == Codes{"mounted"});
+
+  CHECK(codes(check(f, "vdd", Mode::Read)) == Codes{"mounted"});
+  CHECK(check(f, "vdb", Mode::Write).safe());
+
+  SECTION("every member of a multi-device btrfs is mounted") {
+    fs::create_directories(f.sys("fs/btrfs/0a1b/devices/vdd"));
+    fs::create_directories(f.sys("fs/btrfs/0a1b/devices/vdb"));
+    CHECK(codes(check(f, "vdb", Mode::Read)) == Codes{"mounted"});
+  }
+}
+
+TEST_CASE("active swap, on a device or as a file on it, refuses both modes", "[safety]") {
+  FakeSystem f;
+  f.disk("vda", kVda);
+  f.disk("vdc", kVdc);
+  f.disk("vdd", kVdd);
+  f.disk("zram0", kZram);
+  f.mountinfo("26 1 252:0 / / rw - ext4 /dev/vda rw\n");
+  f.swaps(
+      "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+      "/dev/vdc                                partition\t4011516\t\t0\t\t-2\n"
+      "/data/swap\\040file                     file\t\t1048572\t\t0\t\t-3\n");
+  f.prober.stats["/data/swap file"] = PathDevice{false, {0, 0}, kVdd};
+  auto c = check(f, "vdc", Mode::Read);
+  CHECK(codes(c) == Codes{"system-disk", "active-swap"});
+  CHECK(c.reasons[1].message.find("run swapoff /dev/vdc") != std::string::npos);
+  auto d = check(f, "vdd", Mode::Read);
+  CHECK(codes(d) == Codes{"system-disk", "active-swap"});
+  CHECK(d.reasons[1].message.find("holds the active swap file /data/swap file") != std::string::npos);
+  CHECK(check(f, "zram0", Mode::Write).safe());
+}
+
+TEST_CASE("holders of the device or of its partitions refuse both modes", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.partition("vdc", "vdc1", kVdc1);
+  f.disk("vdd", kVdd);
+  f.disk("dm-0", kDm0);
+  f.disk("md0", {9, 0});
+  f.stack("vdd", "dm-0");
+  f.set("dm-0", "dm/name", "vg0-data");
+  f.stack("vdc1", "md0");
+  fs::create_directories(f.sys("class/block/md0/md"));
+
+  auto d = check(f, "vdd", Mode::Read);
+  CHECK(codes(d) == Codes{"holders"});
+  CHECK(d.reasons[0].message.find("in use by dm-0 (device-mapper vg0-data)") != std::string::npos);
+  auto c = check(f, "vdc", Mode::Write);
+  CHECK(codes(c) == Codes{"holders", "has-partitions"});
+  CHECK(c.reasons[0].message.find("/dev/vdc1 (a partition of /dev/vdc) is in use by md0 (RAID)") !=
+        std::string::npos);
+  CHECK(check(f, "dm-0", Mode::Write).safe());
+}
+
+TEST_CASE("system disk: the disks under /, /boot and swap, through partitions and LVM", "[safety]") {
+  FakeSystem f;
+  // vda: vda1 is /boot, vda2 the LVM PV under dm-0, which is /. vdb1 carries swap.
+  f.disk("vda", kVda);
+  f.partition("vda", "vda1", kVda1);
+  f.partition("vda", "vda2", kVda2);
+  f.disk("dm-0", kDm0);
+  f.stack("vda2", "dm-0");
+  f.disk("vdb", kVdb);
+  f.partition("vdb", "vdb1", kVdb1);
+  f.disk("vdc", kVdc);
+  f.mountinfo(
+      "26 1 253:0 / / rw,relatime shared:1 - ext4 /dev/mapper/vg0-root rw\n"
+      "29 26 252:1 / /boot rw,relatime shared:60 - ext4 /dev/vda1 rw\n"
+      "50 26 252:32 / /data rw,relatime - ext4 /dev/vdc rw\n");  // a data disk, not the system
+  f.swaps("Filename Type Size Used Priority\n/dev/vdb1 partition 1024 0 -2\n");
+
+  struct Case {
+    const char* dev;
+    Mode mode;
+    Codes codes;
+  };
+  const std::vector<Case> cases = {
+      {"vda", Mode::Read, {"system-disk", "mounted", "holders"}},
+      {"vda", Mode::Write, {"system-disk", "mounted", "holders", "has-partitions"}},
+      {"vda2", Mode::Read, {"system-disk", "holders"}},
+      {"dm-0", Mode::Read, {"system-disk", "mounted"}},
+      {"vdb", Mode::Read, {"system-disk", "active-swap"}},
+      {"vdc", Mode::Read, {"mounted"}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.dev);
+    CHECK(codes(check(f, c.dev, c.mode)) == c.codes);
+  }
+  auto v = check(f, "vda", Mode::Read);
+  CHECK(v.reasons[0].message.find("/dev/vda is on the system disk (vda holds /, /boot)") == 0);
+
+  SECTION("a device built on the system disk is refused too") {
+    f.disk("dm-1", {253, 1});
+    f.stack("vda2", "dm-1");
+    CHECK(codes(check(f, "dm-1", Mode::Write)) == Codes{"system-disk"});
+  }
+}
+
+TEST_CASE("read-only and partitions refuse writing only", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.set("vdc", "ro", "1");
+  f.disk("vdd", kVdd);
+  f.partition("vdd", "vdd1", {252, 49});
+  CHECK(codes(check(f, "vdc", Mode::Write)) == Codes{"read-only"});
+  CHECK(check(f, "vdc", Mode::Read).safe());
+  auto p = check(f, "vdd", Mode::Write);
+  CHECK(codes(p) == Codes{"has-partitions"});
+  CHECK(p.reasons[0].message.find("(/dev/vdd1)") != std::string::npos);
+  CHECK(check(f, "vdd", Mode::Read).safe());
+
+  SECTION("BLKROGET alone is enough") {
+    f.prober.ro = true;
+    CHECK(codes(check(f, "vdd1", Mode::Write)) == Codes{"read-only"});
+  }
+}
+
+TEST_CASE("names: bad, missing, empty devices", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.disk("loop7", {7, 7}, 0);
+  CHECK(codes(check(f, "../etc", Mode::Write)) == Codes{"bad-name"});
+  CHECK(codes(check(f, "", Mode::Read)) == Codes{"bad-name"});
+  CHECK(codes(check(f, "vdz", Mode::Read)) == Codes{"not-found"});
+  CHECK(codes(check(f, "/dev/diskprobe-unit-no-such-device", Mode::Read)) == Codes{"not-found"});
+  auto v = check(f, "loop7", Mode::Write);
+  CHECK(codes(v) == Codes{"cannot-probe"});
+  CHECK(v.reasons[0].message.find("size 0") != std::string::npos);
+  CHECK(f.prober.opens.empty());  // none of these got as far as an open
+}
+
+TEST_CASE("procfs that cannot be read or parsed refuses with cannot-probe", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  SECTION("no mountinfo") {
+    fs::remove(f.proc("self/mountinfo"));
+    CHECK(codes(check(f, "vdc", Mode::Read)) == Codes{"cannot-probe"});
+  }
+  SECTION("a malformed mountinfo line") {
+    f.mountinfo("22 1 0:21 / /proc rw - proc proc rw\n40 1 garbage\n");
+    auto v = check(f, "vdc", Mode::Read);
+    CHECK(codes(v) == Codes{"cannot-probe"});
+    CHECK(v.reasons[0].message.find("mountinfo:2") != std::string::npos);
+  }
+  SECTION("no /proc/swaps is a kernel without swap, not an error") {
+    fs::remove(f.proc("swaps"));
+    CHECK(check(f, "vdc", Mode::Write).safe());
+  }
+}
+
+TEST_CASE("recheck probes again through the held descriptor", "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  auto c = preflight(f.root(), "vdc", Mode::Write, true, f.prober);
+  REQUIRE(c.hold.valid());
+  f.prober.opens.clear();
+  CHECK(recheck(f.root(), c, f.prober).safe());
+  // Someone wrote a filesystem between the check and the run.
+  f.prober.signatures = {{"xfs", "filesystem", 0, false}};
+  CHECK(codes(recheck(f.root(), c, f.prober)) == Codes{"signature"});
+  CHECK(f.prober.opens.empty());  // through the held descriptor, no new open
+
+  Checked unheld = preflight(f.root(), "vdc", Mode::Write, false, f.prober);
+  auto v = recheck(f.root(), unheld, f.prober);
+  CHECK(codes(v) == Codes{"cannot-probe"});
+}
+
+TEST_CASE("Verdict: has, summary, mode names", "[safety]") {
+  Verdict v;
+  CHECK(v.summary() == "safe");
+  CHECK_FALSE(v.has("busy"));
+  v.reasons.push_back({"busy", "/dev/vdc is held"});
+  v.reasons.push_back({"read-only", "/dev/vdc is read-only"});
+  CHECK(v.has("busy"));
+  CHECK(v.has("read-only"));
+  CHECK_FALSE(v.has("mounted"));
+  CHECK(v.summary() == "refused: /dev/vdc is held (busy); /dev/vdc is read-only (read-only)");
+  CHECK(to_string(Mode::Write) == "write");
+  CHECK(to_string(Mode::Read) == "read");
+}
+
+TEST_CASE("parse_mountinfo: optional fields, octal escapes, a real-world file", "[safety]") {
+  auto text = diskprobe::read_file(std::string(DISKPROBE_FIXTURES) + "/safety/mountinfo");
+  REQUIRE(text.ok());
+  auto m = parse_mountinfo(*text, "mountinfo");
+  INFO((m ? std::string() : m.error()));
+  REQUIRE(m.ok());
+  REQUIRE(m->size() == 9);
+  CHECK((*m)[3].mount_point == "/");
+  CHECK((*m)[3].dev == DevNum{253, 0});
+  CHECK((*m)[3].source == "/dev/mapper/vg0-root");
+  CHECK((*m)[6].mount_point == "/srv/btrfs pool");
+  CHECK((*m)[6].fstype == "btrfs");
+  CHECK((*m)[6].dev == DevNum{0, 45});
+  CHECK((*m)[7].mount_point == "/home/with\ttab\\and\nnewline");
+  CHECK((*m)[7].dev == DevNum{252, 48});
+
+  for (const char* bad :
+       {"1 2 3\n", "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 ext3 /dev/root rw\n",
+        "36 35 x:0 / / rw - ext3 /dev/root rw\n", "36 35 8:0x / / rw - ext3 /dev/root rw\n"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_mountinfo(bad, "mountinfo").ok());
+  }
+}
+
+TEST_CASE("parse_swaps: header, partitions, escaped files", "[safety]") {
+  auto text = diskprobe::read_file(std::string(DISKPROBE_FIXTURES) + "/safety/swaps");
+  REQUIRE(text.ok());
+  auto s = parse_swaps(*text, "swaps");
+  REQUIRE(s.ok());
+  REQUIRE(s->size() == 2);
+  CHECK((*s)[0].path == "/dev/zram0");
+  CHECK((*s)[0].type == "partition");
+  CHECK((*s)[1].path == "/swap file");
+  CHECK((*s)[1].type == "file");
+  CHECK(parse_swaps("Filename Type Size Used Priority\n", "swaps")->empty());
+  CHECK_FALSE(parse_swaps("Filename Type Size Used Priority\n/dev/vdb partition\n", "swaps").ok());
+}

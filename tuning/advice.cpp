@@ -1,0 +1,117 @@
+#include "diskprobe/tuning/advice.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace diskprobe::tuning {
+namespace {
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The value of idle= on the command line ("" when absent); init's arguments after "--" do
+// not count.
+std::string idle_value(const std::string& cmdline) {
+  std::string value;
+  for (const auto& w : words(cmdline)) {
+    if (w == "--") break;
+    if (w.rfind("idle=", 0) == 0) value = w.substr(5);  // the kernel takes the last one
+  }
+  return value;
+}
+
+std::string distro_name(const HostFacts& h) { return h.os_name.empty() ? h.os_id : h.os_name; }
+
+std::string idle_poll_advice(const Topology& t) {
+  const HostFacts& h = t.host;
+  std::string other = idle_value(h.cmdline);
+  std::string why = other.empty() ? "idle=poll is not on the kernel command line"
+                                  : "the kernel command line has idle=" + other + ", not idle=poll";
+  why +=
+      ": idle CPUs enter C-states and every completion pays their exit latency (the vendor's latency "
+      "test boots with idle=poll). ";
+  const std::string cost = " idle=poll keeps every idle CPU spinning, so remove it after testing.";
+  switch (distro_family(h)) {
+    case DistroFamily::RedHat:
+      return why + "On " + distro_name(h) + ": `sudo grubby --update-kernel=ALL --args=idle=poll` then " +
+             "`sudo reboot`; undo with `sudo grubby --update-kernel=ALL --remove-args=idle` and reboot." +
+             cost;
+    case DistroFamily::Debian:
+      return why + "On " + distro_name(h) + ": add idle=poll to GRUB_CMDLINE_LINUX in /etc/default/grub" +
+             (other.empty() ? "" : " and remove idle=" + other) +
+             " (`sudo sed -i 's/^GRUB_CMDLINE_LINUX=\"/&idle=poll /' /etc/default/grub`), then `sudo "
+             "update-grub` "
+             "and `sudo reboot`; undo by removing it and running `sudo update-grub` again." +
+             cost;
+    case DistroFamily::Unknown:
+      break;
+  }
+  return why + "Add idle=poll to the kernel command line with your boot loader's tool (" +
+         (distro_name(h).empty() ? std::string("unknown distribution") : distro_name(h)) + ") and reboot." +
+         cost;
+}
+
+}  // namespace
+
+DistroFamily distro_family(const HostFacts& h) {
+  static const std::set<std::string> redhat = {"rhel",        "centos",    "fedora", "alinux", "anolis",
+                                               "rocky",       "almalinux", "ol",     "amzn",   "tencentos",
+                                               "opencloudos", "openEuler", "euleros"};
+  static const std::set<std::string> debian = {"debian", "ubuntu", "linuxmint", "raspbian"};
+  if (redhat.count(h.os_id)) return DistroFamily::RedHat;
+  if (debian.count(h.os_id)) return DistroFamily::Debian;
+  for (const auto& w : words(h.os_id_like)) {
+    if (redhat.count(w)) return DistroFamily::RedHat;
+    if (debian.count(w)) return DistroFamily::Debian;
+  }
+  return DistroFamily::Unknown;
+}
+
+bool has_idle_poll(const std::string& cmdline) { return idle_value(cmdline) == "poll"; }
+
+std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Plan& plan) {
+  std::vector<std::string> out;
+  const HostFacts& h = t.host;
+  if (spec.host.advise_idle_poll && !has_idle_poll(h.cmdline)) out.push_back(idle_poll_advice(t));
+
+  // Only an irq-pinned plan depends on where the interrupt stays.
+  bool pinned = std::any_of(plan.cpus.begin(), plan.cpus.end(), [](int c) { return c >= 0; });
+  if (spec.host.pinning == PinPolicy::Irq && pinned && !h.irqbalance_pids.empty()) {
+    out.push_back(
+        "irqbalance is running (pid " + std::to_string(h.irqbalance_pids.front()) + "): it may move " +
+        t.device +
+        "'s completion interrupt away from the pinned CPU during the run. Stop it for the test with "
+        "`sudo systemctl stop irqbalance` and start it again afterwards with "
+        "`sudo systemctl start irqbalance`.");
+  }
+
+  if (spec.host.advise_idle_poll) {
+    std::vector<int> slow;
+    for (int cpu : plan.cpus) {
+      auto g = h.governors.find(cpu);
+      if (cpu >= 0 && g != h.governors.end() && g->second != "performance" &&
+          std::find(slow.begin(), slow.end(), cpu) == slow.end()) {
+        slow.push_back(cpu);
+      }
+    }
+    if (!slow.empty()) {
+      out.push_back("CPU " + format_cpu_list(slow) + " runs the " + h.governors.at(slow.front()) +
+                    " cpufreq governor: a clock ramping up adds latency. For the test: "
+                    "`sudo cpupower frequency-set -g performance`.");
+    }
+    if (!t.scheduler.empty() && t.scheduler != "none") {
+      out.push_back(t.device + " uses the " + t.scheduler +
+                    " I/O scheduler, which adds a little to every request; the lowest latency is with none: "
+                    "`echo none | sudo tee /sys/block/" +
+                    t.device + "/queue/scheduler` (diskprobe leaves it as it is).");
+    }
+  }
+  return out;
+}
+
+}  // namespace diskprobe::tuning

@@ -1,0 +1,202 @@
+#include "diskprobe/tuning/plan.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "diskprobe/tuning/advice.h"
+
+namespace diskprobe::tuning {
+namespace {
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::string join_ints(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+const HwQueue* find_queue(const Topology& t, int index) {
+  for (const auto& q : t.hw_queues) {
+    if (q.index == index) return &q;
+  }
+  return nullptr;
+}
+
+// A CPU can be pinned to when it is online (or online CPUs are unknown).
+bool usable(const Topology& t, int cpu) { return t.online_cpus.empty() || contains(t.online_cpus, cpu); }
+
+struct IrqChoice {
+  int cpu = -1;
+  const Irq* irq = nullptr;
+};
+
+// Where each queue interrupt's completions land. With rq_affinity=2 a job submitting on
+// the CPU that takes its queue's interrupt completes without an IPI — the seed's intent,
+// minus its `grep | shuf`, which could pick the config interrupt or another device's.
+// A CPU maps to exactly one hardware queue, so "effective CPU in the queue's cpu_list"
+// means "a job on this CPU submits to the queue whose interrupt this CPU takes".
+std::vector<IrqChoice> irq_candidates(const Topology& t, bool require_own_queue) {
+  std::vector<IrqChoice> out;
+  for (const auto& irq : t.irqs) {
+    if (irq.kind != IrqKind::Queue) continue;
+    // effective_affinity_list is 4.13+; before it, a single-CPU smp_affinity is as good.
+    std::vector<int> where = irq.effective_cpus;
+    if (where.empty() && irq.affinity_cpus.size() == 1) where = irq.affinity_cpus;
+    const HwQueue* q = irq.hw_queue >= 0 ? find_queue(t, irq.hw_queue) : nullptr;
+    for (int cpu : where) {
+      if (!usable(t, cpu)) continue;
+      if (require_own_queue && q != nullptr && !contains(q->cpus, cpu)) continue;
+      if (std::any_of(out.begin(), out.end(), [&](const IrqChoice& c) { return c.cpu == cpu; })) continue;
+      out.push_back({cpu, &irq});
+      break;
+    }
+  }
+  // Deterministic: by hardware queue (irqs are sorted so), but CPU 0 last: it takes the
+  // timer and most unmanaged interrupts, the noise a latency test must avoid.
+  std::stable_partition(out.begin(), out.end(), [](const IrqChoice& c) { return c.cpu != 0; });
+  return out;
+}
+
+std::string queue_words(const Irq& irq) {
+  return irq.hw_queue >= 0 ? "the completion interrupt of hardware queue " + std::to_string(irq.hw_queue)
+                           : "the completion interrupt of all its hardware queues";
+}
+
+void plan_irq(const Topology& t, unsigned jobs, Plan& p) {
+  if (!t.has_interrupts()) {
+    std::string why = t.driver == "loop" || t.driver == "zram" ? " (" + t.driver + " device)" : "";
+    p.notes.push_back(t.device + " has no completion interrupt" + why + ": running unpinned");
+    return;
+  }
+  auto cands = irq_candidates(t, /*require_own_queue=*/true);
+  if (cands.empty()) {
+    cands = irq_candidates(t, false);
+    if (!cands.empty()) {
+      p.notes.push_back("no completion interrupt of " + t.device +
+                        " lands on a CPU of its own hardware queue (moved by irqbalance or by hand?): "
+                        "pinning to the interrupts' CPUs anyway; completions may need an IPI");
+    }
+  }
+  if (cands.empty()) {
+    p.notes.push_back("the completion interrupts of " + t.device +
+                      " have no known effective CPU (no effective_affinity_list): running unpinned");
+    return;
+  }
+  for (unsigned j = 0; j < jobs; ++j) {
+    const IrqChoice& c = cands[j % cands.size()];
+    p.cpus[j] = c.cpu;
+    p.notes.push_back("pinned job " + std::to_string(j) + " to CPU " + std::to_string(c.cpu) +
+                      ": it receives " + c.irq->name + " (IRQ " + std::to_string(c.irq->number) + "), " +
+                      queue_words(*c.irq));
+  }
+  if (jobs > cands.size()) {
+    p.notes.push_back("warning: " + std::to_string(jobs) + " jobs but only " + std::to_string(cands.size()) +
+                      " CPU(s) take " + t.device + "'s completion interrupts: jobs share them round-robin");
+  }
+}
+
+// test100w.sh, exactly:
+//   for i in 1..9: cat /sys/block/$DEV/mq/*/cpu_list | awk '{print $i}' ...   # i-th CPU of each queue
+//   cut -d, -f 2-$((numjobs+1))                                                 # drop the first entry
+// so consecutive jobs land on different hardware queues. Kept from it: the round order
+// and the queue order of the shell glob, which sorts names as text (mq/10 before mq/2).
+// Changed: CPU 0 (the entry the seed cuts: mq/0 always holds it) is dropped wherever it
+// is, and used last when the jobs outnumber the other CPUs rather than doubling up; no
+// cap at 9 CPUs per queue (the loop bound); offline CPUs are left out; and too many jobs
+// warn and reuse CPUs round-robin where the script exits.
+std::vector<int> hw_queue_order(const Topology& t, std::vector<int>* queue_of) {
+  std::vector<const HwQueue*> queues;
+  for (const auto& q : t.hw_queues) queues.push_back(&q);
+  std::stable_sort(queues.begin(), queues.end(), [](const HwQueue* a, const HwQueue* b) {
+    return std::to_string(a->index) < std::to_string(b->index);
+  });
+  std::vector<int> order;
+  for (size_t round = 0;; ++round) {
+    bool any = false;
+    for (const HwQueue* q : queues) {
+      if (round >= q->cpus.size()) continue;
+      any = true;
+      int cpu = q->cpus[round];
+      if (!usable(t, cpu) || contains(order, cpu)) continue;
+      order.push_back(cpu);
+      if (queue_of) queue_of->push_back(q->index);
+    }
+    if (!any) break;
+  }
+  return order;
+}
+
+void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
+  std::vector<int> queue_of;
+  std::vector<int> order = hw_queue_order(t, &queue_of);
+  std::string source =
+      "the CPUs of " + t.device + "'s " + std::to_string(t.hw_queues.size()) + " hardware queue(s)";
+  if (order.empty()) {
+    // Bio-based devices (dm, md, zram) have no mq/ directory: spread over online CPUs.
+    order = t.online_cpus;
+    queue_of.assign(order.size(), -1);
+    source = "the online CPUs (" + t.device + " has no hardware queues)";
+  }
+  if (order.empty()) {
+    p.notes.push_back("no CPU list for " + t.device + ": running unpinned");
+    return;
+  }
+  auto zero = std::find(order.begin(), order.end(), 0);
+  if (zero != order.end() && order.size() > 1) {
+    size_t k = static_cast<size_t>(zero - order.begin());
+    int qz = queue_of[k];
+    order.erase(zero);
+    queue_of.erase(queue_of.begin() + static_cast<std::ptrdiff_t>(k));
+    if (jobs > order.size()) {
+      order.push_back(0);
+      queue_of.push_back(qz);
+      p.notes.push_back("CPU 0 used too: " + std::to_string(jobs) + " jobs outnumber the other " +
+                        std::to_string(order.size() - 1) + " CPU(s)");
+    }
+  }
+  std::vector<int> queues_used;
+  for (unsigned j = 0; j < jobs; ++j) {
+    p.cpus[j] = order[j % order.size()];
+    queues_used.push_back(queue_of[j % order.size()]);
+  }
+  std::string note = "spread " + std::to_string(jobs) + " job(s) over " + source +
+                     ", one queue after another (test100w.sh): CPUs " + join_ints(p.cpus);
+  if (!t.hw_queues.empty()) note += " on hardware queues " + join_ints(queues_used);
+  p.notes.push_back(note);
+  if (jobs > order.size()) {
+    p.notes.push_back("warning: " + std::to_string(jobs) + " jobs exceed the " +
+                      std::to_string(order.size()) + " CPU(s) available: jobs share CPUs round-robin");
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const Topology& topo, const JobSpec& spec) {
+  Plan p;
+  unsigned jobs = spec.numjobs;
+  p.cpus.assign(jobs, -1);
+  if (spec.host.rq_affinity) {
+    int v = *spec.host.rq_affinity;
+    if (v >= 0 && v <= 2) {
+      p.queue.push_back({"rq_affinity", std::to_string(v)});
+    } else {
+      p.notes.push_back("rq_affinity " + std::to_string(v) + " ignored: the kernel takes 0, 1 or 2");
+    }
+  }
+  p.hold_cstates = spec.host.hold_cstates;
+  switch (spec.host.pinning) {
+    case PinPolicy::None:
+      break;
+    case PinPolicy::Irq:
+      plan_irq(topo, jobs, p);
+      break;
+    case PinPolicy::HwQueues:
+      plan_hw_queues(topo, jobs, p);
+      break;
+  }
+  p.advice = advise(topo, spec, p);
+  return p;
+}
+
+}  // namespace diskprobe::tuning
