@@ -228,7 +228,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
     return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
-  Target target{dev.path, dev.size_bytes, dev.logical_block_size};
+  Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
   if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
 
   auto topo = tuning::read_topology(root, dev);

@@ -115,6 +115,11 @@ Result<BlockDevice> read_block_device(const SysRoot& root, std::string_view name
   } else if (auto s2 = root.read_sys("class/block/" + d.disk + "/serial")) {
     d.serial = *s2;
   }
+  if (auto w = root.read_sys(devdir + "wwid")) {
+    d.wwid = *w;
+  } else if (auto w2 = root.read_sys("class/block/" + d.disk + "/wwid")) {
+    d.wwid = *w2;
+  }
   for (const auto& e : root.list_sys(d.sysfs_rel)) {
     if (e.rfind(d.name, 0) == 0 && root.sys_exists(d.sysfs_rel + "/" + e + "/partition")) {
       d.partitions.push_back(e);

@@ -19,6 +19,7 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <system_error>
 #include <thread>
 
@@ -44,16 +45,6 @@ uint64_t now_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * kNsPerSec + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-// The block header's two words, as they must lie in memory (little-endian on every host).
-constexpr uint64_t to_le(uint64_t v) {
-  return std::endian::native == std::endian::little ? v : __builtin_bswap64(v);
-}
-constexpr uint64_t magic_word() {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(kBlockMagic[i])) << (8 * i);
-  return to_le(v);
-}
-constexpr uint64_t kMagicWord = magic_word();
 
 uint64_t splitmix64(uint64_t& x) {
   uint64_t z = (x += 0x9e3779b97f4a7c15ull);
@@ -121,6 +112,8 @@ struct Plan {
   size_t seconds_capacity = 0;  // per-second slots preallocated
   uint32_t slots = 1;           // I/Os in flight per job
   size_t slot_stride = 0;       // bytes between two slots' buffers
+  uint64_t device_id = 0;       // for every block header
+  uint64_t run_id = 0;
 };
 
 // Holds every job at the start line until all have opened their target and set up their
@@ -226,17 +219,12 @@ class Workload {
   // the buffer; then the header: two stores.
   void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
     if (spec_.refill_buffers || held_read_data) rng_.fill(buf, spec_.bs);
-    if (spec_.bs >= kBlockHeaderBytes) {
-      uint64_t off = to_le(offset);
-      std::memcpy(buf, &kMagicWord, 8);
-      std::memcpy(buf + 8, &off, 8);
-    } else {
-      uint8_t header[kBlockHeaderBytes];
-      uint64_t off = to_le(offset);
-      std::memcpy(header, &kMagicWord, 8);
-      std::memcpy(header + 8, &off, 8);
-      std::memcpy(buf, header, spec_.bs);
-    }
+    BlockHeader h;
+    h.device_id = p_.device_id;
+    h.run_id = p_.run_id;
+    h.offset = offset;
+    h.seq = ++write_seq_;
+    encode_block_header(buf, h);  // bs >= 512 > kBlockHeaderBytes: validate() guarantees it
   }
 
   void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
@@ -305,6 +293,7 @@ class Workload {
   JobResult& out_;
   bool mixed_ = false, random_ = false, writes_only_ = false;
   uint64_t issued_ = 0;
+  uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
   uint64_t measure_start_ = 0;
 };
@@ -664,6 +653,7 @@ Plan make_plan(const JobSpec& spec, const Target& target) {
   p.path = target.path;
   p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
   p.region_start = spec.offset;
+  p.device_id = target.device_id;
   uint64_t region = spec.size ? spec.size : target.size_bytes - spec.offset;
   p.nblocks = region / spec.bs;
   p.bytes_limit = spec.time_based ? 0 : p.nblocks * spec.bs;
@@ -691,8 +681,8 @@ Status validate(const JobSpec& spec, const Target& target) {
   const uint64_t bs = spec.bs;
   const std::string& dev = target.path;
 
-  if (bs == 0) {
-    problems.push_back("bs 0 is not a block size: use bs=4096");
+  if (bs < 512) {
+    problems.push_back("bs " + num(bs) + " is below 512 bytes, the smallest block a disk takes: use bs=4096");
   } else if (spec.direct && bs % lbs != 0) {
     problems.push_back("bs " + num(bs) + " is not a multiple of the device's logical block size " + num(lbs) +
                        ": use bs=" + num(round_up(bs, lbs)));
@@ -743,7 +733,12 @@ Status validate(const JobSpec& spec, const Target& target) {
 
 Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
   if (auto st = validate(spec, target); !st) return make_error(st.error());
-  const Plan plan = make_plan(spec, target);
+  Plan plan = make_plan(spec, target);
+  plan.run_id = opts.run_id;
+  if (plan.run_id == 0) {
+    std::random_device rd;
+    plan.run_id = (static_cast<uint64_t>(rd()) << 32) | rd();
+  }
   const unsigned n = spec.numjobs;
   // Each job writes its statistics straight into its own JobResult: no copy afterwards, which
   // matters with thousands of jobs of ~110 KB of histograms each.

@@ -154,10 +154,11 @@ TEST_CASE("engine: every written block starts with DSKPROBE and its offset") {
     bool has_magic = std::memcmp(data.data() + off, kBlockMagic, 8) == 0;
     REQUIRE(has_magic == in_region);
     if (!in_region) continue;
-    uint64_t stored = 0;
-    for (int b = 7; b >= 0; --b)
-      stored = stored << 8 | data[off + 8 + static_cast<size_t>(b)];  // little-endian
-    REQUIRE(stored == off);
+    auto h = decode_block_header(data.data() + off, spec.bs);
+    REQUIRE(h);
+    REQUIRE(h->offset == off);
+    REQUIRE(h->device_id == file.target().device_id);
+    REQUIRE(h->seq >= 1);
     // The rest is random data, not zeros (incompressible).
     REQUIRE(std::count(data.begin() + static_cast<ptrdiff_t>(off + 16),
                        data.begin() + static_cast<ptrdiff_t>(off + spec.bs), 0) < 64);

@@ -25,6 +25,7 @@ struct BlockDevice {
   bool rotational = false;
   bool read_only = false;
   std::string model, serial;       // where sysfs has them
+  std::string wwid;                // device/wwid (NVMe, SCSI) where sysfs has it
   std::vector<std::string> partitions;  // "vdc1", ...
   std::vector<std::string> holders;     // "dm-0", "md0", ...
 };

@@ -9,27 +9,26 @@
 #include <string>
 #include <vector>
 
+#include "diskprobe/core/block_header.h"
 #include "diskprobe/core/job_spec.h"
 #include "diskprobe/core/result.h"
 #include "diskprobe/core/results.h"
 
 namespace diskprobe {
 
-// Every block the engine writes starts with these 8 bytes, then the block's byte offset as a
-// little-endian u64, so diskprobe can recognise its own data on a device later.
-inline constexpr char kBlockMagic[8] = {'D', 'S', 'K', 'P', 'R', 'O', 'B', 'E'};
-inline constexpr size_t kBlockHeaderBytes = 16;
 
 struct Target {
   std::string path;         // block device or regular file
   uint64_t size_bytes = 0;  // the whole target
   uint32_t logical_block_size = 512;
+  uint64_t device_id = 0;   // device_identity() of the device, for every block header
 };
 
 struct EngineOptions {
   // cpus[j] is the CPU job j is pinned to; empty or -1 = unpinned.
   std::vector<int> cpus;
   const std::atomic<bool>* stop = nullptr;
+  uint64_t run_id = 0;      // 0 = pick a random one
 };
 
 // Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the

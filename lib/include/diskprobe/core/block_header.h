@@ -1,0 +1,58 @@
+// The header at the start of every block diskprobe writes. It lets a later run tell
+// diskprobe's own data from foreign data (safety's sampler) and lets a verify pass check
+// that the device returned what it was given.
+//
+// Layout, 48 bytes, every integer little-endian:
+//   0  char[8] magic      "DSKPROBE"
+//   8  u32     version    kBlockHeaderVersion
+//  12  u32     crc32c     of the whole block with this field taken as 0; 0 = not computed
+//  16  u64     device_id  device_identity() of the device written
+//  24  u64     run_id     random per run, shared by every job of the run
+//  32  u64     offset     byte offset of the block on the device
+//  40  u64     seq        per-job write sequence number (starts at 1)
+// A block shorter than the header (never: bs >= 512) would carry a truncated header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace diskprobe {
+
+struct BlockDevice;
+
+inline constexpr char kBlockMagic[8] = {'D', 'S', 'K', 'P', 'R', 'O', 'B', 'E'};
+inline constexpr uint32_t kBlockHeaderVersion = 1;
+inline constexpr size_t kBlockHeaderBytes = 48;
+inline constexpr size_t kBlockHeaderCrcOffset = 12;
+
+struct BlockHeader {
+  uint64_t device_id = 0;
+  uint64_t run_id = 0;
+  uint64_t offset = 0;
+  uint64_t seq = 0;
+  uint32_t crc32c = 0;
+};
+
+// Writes the header into the first kBlockHeaderBytes of buf (buf must hold that many).
+void encode_block_header(uint8_t* buf, const BlockHeader& h);
+
+// The header at the start of `block`, when it starts with the magic and a known version.
+std::optional<BlockHeader> decode_block_header(const uint8_t* block, size_t len);
+
+// A stable 64-bit identity of a device that survives reboots and renames where sysfs gives
+// a serial or WWID: FNV-1a of "serial|wwid|model|size"; without any of those, of
+// "name|size". Two devices of the same size without serials share an identity.
+uint64_t device_identity(const BlockDevice& dev);
+uint64_t device_identity_from(std::string_view serial, std::string_view wwid,
+                              std::string_view model, std::string_view name, uint64_t size);
+
+// CRC-32C (Castagnoli) of len bytes, continuing from crc (0 to start).
+uint32_t crc32c(uint32_t crc, const void* data, size_t len);
+
+// The checksum a header records for `block`: crc32c of the block with the header's crc
+// field read as zero.
+uint32_t block_checksum(const uint8_t* block, size_t len);
+
+}  // namespace diskprobe
