@@ -59,6 +59,9 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--no-tune") ok = flag(a.no_tune);
     else if (w == "--apply") ok = flag(a.apply);
     else if (w == "--restore") ok = flag(a.restore);
+    else if (w == "--paranoid") ok = flag(a.paranoid);
+    else if (w == "--no-paranoid") ok = flag(a.no_paranoid);
+    else if (w == "--allow-nonzero") ok = flag(a.allow_nonzero);
     else if (w == "--sysfs") ok = value(a.sysfs);
     else if (w == "--procfs") ok = value(a.procfs);
     else if (w == "--mode") ok = value(a.mode);
@@ -83,6 +86,10 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       a.positional.push_back(w);
     }
     if (!ok) return std::nullopt;
+  }
+  if (a.paranoid && a.no_paranoid) {
+    error = "--paranoid and --no-paranoid contradict each other: give one";
+    return std::nullopt;
   }
   if (a.mode != "write" && a.mode != "read") {
     error = "--mode " + a.mode + ": use write or read";
@@ -112,6 +119,10 @@ device over a sparse file in $TMPDIR, removed however the run ends.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
+check and run sample a device of 1 GiB or more for data with no signature before writing
+  (the first and last MiB and 64 random 4 KiB blocks): --paranoid samples any size,
+  --no-paranoid skips it, --allow-nonzero writes over such data. After a write run the
+  first and last 4 MiB are zeroed.
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,

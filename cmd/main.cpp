@@ -21,6 +21,7 @@
 #include "diskprobe/core/report.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/preflight.h"
+#include "diskprobe/safety/wipe.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
@@ -66,6 +67,32 @@ void print_json(const json& j) { print(j.dump(2) + "\n"); }
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
   if (a.mode == "read") return safety::Mode::Read;
   return safety::Mode::Write;
+}
+
+safety::Options preflight_options(const cli::Args& a, bool hold) {
+  safety::Options o;
+  o.hold = hold;
+  o.paranoid = a.paranoid ? safety::Paranoid::On : a.no_paranoid ? safety::Paranoid::Off : safety::Paranoid::Auto;
+  o.allow_nonzero = a.allow_nonzero;
+  return o;
+}
+
+// Random benchmark data can look like a partition table (fio issue #1942): the edges are
+// zeroed after every write run, interrupted or failed ones too, through the held claim.
+bool zero_after_write(const safety::Checked& c, uint64_t region_start, uint64_t bs) {
+  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region_start, bs);
+  if (!zeroed) {
+    std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
+    return false;
+  }
+  std::string what;
+  for (const auto& r : *zeroed) {
+    what += (what.empty() ? "" : " and ") + cli::human_bytes(r.length) + " at offset " + std::to_string(r.offset);
+  }
+  spdlog::info("zeroed the first and last 4 MiB of {} ({}) so the benchmark data leaves no phantom partition "
+               "table or signature behind",
+               c.device.path, what);
+  return true;
 }
 
 int cmd_version() {
@@ -124,7 +151,7 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
     auto dev = read_block_device(root, name);
     if (!dev) continue;
     if (dev->size_bytes == 0) continue;  // unconfigured loop/zram slots are not devices yet
-    verdicts.push_back(safety::preflight(root, name, safety::Mode::Write).verdict);
+    verdicts.push_back(safety::preflight(root, name, safety::Mode::Write, preflight_options(a, false)).verdict);
     devs.push_back(std::move(*dev));
   }
   if (a.json) {
@@ -139,7 +166,7 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
 
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
-  auto checked = safety::preflight(root, a.positional[0], *mode_for(a));
+  auto checked = safety::preflight(root, a.positional[0], *mode_for(a), preflight_options(a, false));
   if (a.json) {
     print_json(cli::verdict_json(checked.verdict));
   } else {
@@ -222,7 +249,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (!name) return fail(why == NameError::NotFound ? kRuntime : kUsage, name.error());
   if (auto d = read_block_device(root, *name); !d) return fail(kRuntime, d.error());
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
-  auto checked = safety::preflight(root, device_arg, mode, /*hold=*/true);
+  auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
     std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
     return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
@@ -254,6 +281,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   opts.stop = &g_stop;
   auto results = run_jobs(*spec, target, opts);
   auto after = read_disk_counters(root, dev);
+  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, spec->offset, spec->bs);
   if (!results) return fail(kRuntime, results.error());
 
   results->preflight = checked.verdict.summary();
@@ -272,6 +300,11 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
     print(render_text(*results));
   } else {
     print(render(*results, *format));
+  }
+  if (!zeroed) {
+    return fail(kRuntime, "the benchmark data is still at the edges of " + dev.path +
+                              ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
+                              " bs=1M count=4 oflag=direct)");
   }
   if (results->interrupted) {
     return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +

@@ -19,6 +19,39 @@ std::string human_bytes(uint64_t bytes) {
   return buf;
 }
 
+namespace {
+
+json sampled_json(const safety::Sampled& s) {
+  if (!s.ran) return {{"ran", false}, {"skipped", s.skipped}};
+  return {{"ran", true},
+          {"windows", s.windows},
+          {"zero_windows", s.zero_windows},
+          {"own_data_windows", s.own_windows},
+          {"bytes_read", s.bytes_read},
+          {"foreign_offsets_bytes", s.foreign_offsets}};
+}
+
+std::string sampled_text(const safety::Sampled& s) {
+  if (!s.ran) return "not run (" + s.skipped + ")";
+  return std::to_string(s.windows) + " places, " + human_bytes(s.bytes_read) + " read: " +
+         std::to_string(s.zero_windows) + " zero, " + std::to_string(s.own_windows) + " diskprobe's own data, " +
+         std::to_string(s.foreign_offsets.size()) + " other data";
+}
+
+std::string list_or_none(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+std::string signatures_text(const safety::Verdict& v) {
+  std::vector<std::string> sigs;
+  for (const auto& s : v.signatures) sigs.push_back(s.type + " (" + s.usage + ") at offset " + std::to_string(s.offset));
+  return list_or_none(sigs);
+}
+
+}  // namespace
+
 json verdict_json(const safety::Verdict& v) {
   json reasons = json::array();
   for (const auto& r : v.reasons) reasons.push_back({{"code", r.code}, {"message", r.message}});
@@ -26,9 +59,11 @@ json verdict_json(const safety::Verdict& v) {
   for (const auto& s : v.signatures) {
     sigs.push_back({{"type", s.type}, {"usage", s.usage}, {"offset_bytes", s.offset}});
   }
-  return {{"device", v.device}, {"mode", std::string(safety::to_string(v.mode))},
-          {"safe", v.safe()},   {"reasons", reasons},
-          {"signatures", sigs}};
+  return {{"device", v.device},   {"mode", std::string(safety::to_string(v.mode))},
+          {"safe", v.safe()},     {"reasons", reasons},
+          {"signatures", sigs},   {"mounts", v.mounts},
+          {"swaps", v.swaps},     {"holders", v.holders},
+          {"sampler", sampled_json(v.sampled)}};
 }
 
 std::string verdict_text(const safety::Verdict& v) {
@@ -43,6 +78,10 @@ std::string verdict_text(const safety::Verdict& v) {
   for (const auto& s : v.signatures) {
     o << "  found " << s.usage << " signature " << s.type << " at offset " << s.offset << "\n";
   }
+  for (const auto& m : v.mounts) o << "  mounted at " << m << "\n";
+  for (const auto& s : v.swaps) o << "  active swap " << s << "\n";
+  for (const auto& h : v.holders) o << "  held by " << h << "\n";
+  if (v.mode == safety::Mode::Write) o << "  zero sampler: " << sampled_text(v.sampled) << "\n";
   return o.str();
 }
 
@@ -58,27 +97,41 @@ json device_json(const BlockDevice& d, const safety::Verdict& v) {
           {"serial", d.serial},
           {"partitions", d.partitions},
           {"holders", d.holders},
+          {"signatures", verdict_json(v)["signatures"]},
+          {"mounts", v.mounts},
+          {"swaps", v.swaps},
           {"verdict", verdict_json(v)}};
 }
 
 std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector<safety::Verdict>& verdicts) {
   std::ostringstream o;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-12s %10s %9s %4s  %-10s %s\n", "DEVICE", "SIZE", "LBS/PBS", "RO", "VERDICT",
-                "REASONS");
-  o << line;
   for (size_t i = 0; i < devs.size(); ++i) {
     const auto& d = devs[i];
     const auto& v = verdicts[i];
-    std::string reasons;
-    for (const auto& r : v.reasons) reasons += (reasons.empty() ? "" : ",") + r.code;
-    for (const auto& s : v.signatures) reasons += " [" + s.type + "]";
-    std::string bs = std::to_string(d.logical_block_size) + "/" + std::to_string(d.physical_block_size);
-    std::snprintf(line, sizeof line, "%-12s %10s %9s %4s  %-10s %s\n", d.path.c_str(),
-                  human_bytes(d.size_bytes).c_str(), bs.c_str(), d.read_only ? "yes" : "no",
-                  v.safe() ? "safe" : "refused", reasons.c_str());
-    o << line;
+    if (i) o << "\n";
+    o << d.path << "  " << human_bytes(d.size_bytes) << " (" << d.size_bytes << " bytes), sectors "
+      << d.logical_block_size << "/" << d.physical_block_size << " logical/physical, "
+      << (d.rotational ? "rotational" : "non-rotational") << (d.read_only ? ", read-only" : "") << "\n";
+    o << "  model:      " << (d.model.empty() ? "-" : d.model) << "   serial: " << (d.serial.empty() ? "-" : d.serial)
+      << "\n";
+    std::vector<std::string> parts;
+    for (const auto& p : d.partitions) parts.push_back("/dev/" + p);
+    o << "  partitions: " << list_or_none(parts) << "\n";
+    o << "  signatures: " << signatures_text(v) << "\n";
+    o << "  mounts:     " << list_or_none(v.mounts) << "\n";
+    if (!v.swaps.empty()) o << "  swap:       " << list_or_none(v.swaps) << "\n";
+    o << "  holders:    " << list_or_none(v.holders.empty() ? d.holders : v.holders) << "\n";
+    if (v.safe()) {
+      o << "  verdict:    safe to write\n";
+    } else {
+      std::string codes;
+      for (const auto& r : v.reasons) codes += (codes.empty() ? "" : ", ") + r.code;
+      o << "  verdict:    refused (" << codes << ")\n";
+      for (const auto& r : v.reasons) o << "    " << r.code << ": " << r.message << "\n";
+    }
+    o << "  sampler:    " << sampled_text(v.sampled) << "\n";
   }
+  if (devs.empty()) o << "no block devices found\n";
   return o.str();
 }
 

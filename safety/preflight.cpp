@@ -7,9 +7,12 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 
+#include "diskprobe/core/block_header.h"
 #include "diskprobe/safety/mounts.h"
+#include "diskprobe/safety/sampler.h"
 
 namespace diskprobe::safety {
 namespace {
@@ -194,9 +197,10 @@ std::string_view name_code(NameError why) {
 
 class Preflight {
  public:
-  Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, Checked& out)
-      : root_(root), prober_(prober), mode_(mode), out_(out), v_(out.verdict), topo_(root) {
+  Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, const Options& options, Checked& out)
+      : root_(root), prober_(prober), mode_(mode), options_(options), out_(out), v_(out.verdict), topo_(root) {
     v_.mode = mode;
+    out_.options = options;
   }
 
   // `held`: recheck through the descriptor a run holds instead of opening the device.
@@ -230,12 +234,59 @@ class Preflight {
     Fd fd = probe(held);
     if (mode_ == Mode::Write) check_partitions();
     if (mode_ == Mode::Write) check_read_only();
+    sample(held ? *held : fd);
 
     if (hold && !held && mode_ == Mode::Write && v_.safe()) out_.hold = std::move(fd);
   }
 
  private:
   static constexpr char kRefuseUnchecked[] = "diskprobe refuses what it cannot check";
+
+  // The --paranoid sampler, last: only a device that passed every other check is read.
+  void sample(const Fd& fd) {
+    const BlockDevice& d = out_.device;
+    Sampled& s = v_.sampled;
+    if (mode_ == Mode::Read) {
+      s.skipped = "read mode: reading changes nothing";
+    } else if (options_.paranoid == Paranoid::Off) {
+      s.skipped = "--no-paranoid";
+    } else if (options_.paranoid == Paranoid::Auto && d.size_bytes < kParanoidMinBytes) {
+      s.skipped = "smaller than 1 GiB (--paranoid samples it anyway)";
+    } else if (options_.allow_nonzero) {
+      s.skipped = "--allow-nonzero";
+    } else if (!v_.safe() || !fd.valid()) {
+      s.skipped = "refused already";
+    }
+    if (!s.skipped.empty()) return;
+    uint64_t seed = options_.seed ? options_.seed : std::random_device{}() | 1;
+    auto reader = prober_.reader(fd, d.path, d.logical_block_size);
+    SampleReport r = sample_for_data(*reader, d.size_bytes, device_identity(d), seed);
+    s.ran = true;
+    s.windows = r.windows;
+    s.zero_windows = r.zero_windows;
+    s.own_windows = r.own_windows;
+    s.bytes_read = r.bytes_read;
+    for (const auto& f : r.foreign) s.foreign_offsets.push_back(f.offset);
+    if (!r.ok) {
+      add(code::kCannotProbe, "cannot sample " + d.path + " for data (--paranoid): " + r.error + "; " +
+                                  std::string(kRefuseUnchecked) +
+                                  " (check the device's health with dmesg, or pass --no-paranoid)");
+      return;
+    }
+    if (r.foreign.empty()) return;
+    std::sort(r.foreign.begin(), r.foreign.end(), [](const Foreign& x, const Foreign& y) { return x.offset < y.offset; });
+    std::sort(s.foreign_offsets.begin(), s.foreign_offsets.end());
+    std::string where;
+    for (size_t i = 0; i < r.foreign.size() && i < kMaxForeignListed; ++i) {
+      where += (i ? ", " : "") + std::to_string(r.foreign[i].offset) + " (" + r.foreign[i].what + ")";
+    }
+    if (r.foreign.size() > kMaxForeignListed) where += ", ...";
+    add(code::kNonzeroData,
+        d.path + " is not blank: " + std::to_string(r.foreign.size()) + " of " + std::to_string(r.windows) +
+            " sampled places hold data diskprobe did not write to it, at byte offsets " + where +
+            ": a used disk can hold data no signature announces, and " + std::string(kNoTouch) +
+            "; pass --allow-nonzero if that data can go, or use a fresh disk (a new cloud disk reads zeroes)");
+  }
 
   void add(std::string_view c, std::string message) {
     v_.reasons.push_back(Reason{std::string(c), std::move(message)});
@@ -302,6 +353,7 @@ class Preflight {
         if (std::find(where.begin(), where.end(), at) == where.end()) where.push_back(at);
       }
       if (where.empty()) continue;
+      for (const auto& w : where) v_.mounts.push_back(w + " on /dev/" + node.name);
       std::string first = where.front().substr(0, where.front().rfind(" ("));
       add(code::kMounted, node_label(node, d) + " is mounted at " + join(where, ", ") + ": " +
                               std::string(kNoTouch) + "; unmount it first (umount " + first +
@@ -316,6 +368,7 @@ class Preflight {
       for (const auto& swapped : swaps_) {
         if (!swapped.dev || !(*swapped.dev == *node.dev)) continue;
         const SwapEntry& sw = swapped.entry;
+        v_.swaps.push_back(sw.path + " (" + sw.type + ") on /dev/" + node.name);
         std::string what = sw.type == "file" ? " holds the active swap file " + sw.path
                                              : " is active swap (" + sw.path + " in /proc/swaps)";
         add(code::kActiveSwap, node_label(node, d) + what + ": " + std::string(kNoTouch) + "; run swapoff " +
@@ -331,6 +384,7 @@ class Preflight {
       if (holders.empty()) continue;
       std::vector<std::string> named;
       for (const auto& h : holders) named.push_back(topo_.describe_holder(h));
+      for (const auto& n : named) v_.holders.push_back(n + " on /dev/" + node.name);
       add(code::kHolders,
           node_label(node, d) + " is in use by " + join(named, ", ") + ": " + std::string(kNoTouch) +
               "; take that down first (umount, then cryptsetup close, vgchange -an or mdadm --stop) "
@@ -422,6 +476,7 @@ class Preflight {
   const SysRoot& root_;
   const DeviceProber& prober_;
   Mode mode_;
+  Options options_;
   Checked& out_;
   Verdict& v_;
   Topology topo_;
@@ -457,15 +512,24 @@ std::string Verdict::summary() const {
   return s;
 }
 
-Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold,
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, const Options& options,
                   const DeviceProber& prober) {
   Checked out;
-  Preflight(root, prober, mode, out).run(device_arg, hold, nullptr);
+  Preflight(root, prober, mode, options, out).run(device_arg, options.hold, nullptr);
   return out;
 }
 
+Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold,
+                  const DeviceProber& prober) {
+  Options o;
+  o.hold = hold;
+  return preflight(root, device_arg, mode, o, prober);
+}
+
 Checked preflight(const SysRoot& root, std::string_view device_arg, Mode mode, bool hold) {
-  return preflight(root, device_arg, mode, hold, system_prober());
+  Options o;
+  o.hold = hold;
+  return preflight(root, device_arg, mode, o, system_prober());
 }
 
 Verdict recheck(const SysRoot& root, const Checked& checked, const DeviceProber& prober) {
@@ -478,7 +542,7 @@ Verdict recheck(const SysRoot& root, const Checked& checked, const DeviceProber&
                                              "preflight with hold in write mode first"});
     return out.verdict;
   }
-  Preflight(root, prober, Mode::Write, out).run(checked.device.name, false, &checked.hold);
+  Preflight(root, prober, Mode::Write, checked.options, out).run(checked.device.name, false, &checked.hold);
   return out.verdict;
 }
 

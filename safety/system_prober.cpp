@@ -9,6 +9,7 @@
 
 #include "blkid_probe.h"
 #include "diskprobe/safety/probe.h"
+#include "diskprobe/safety/sampler.h"
 
 namespace diskprobe::safety {
 namespace {
@@ -81,6 +82,11 @@ class SystemProber final : public DeviceProber {
 };
 
 }  // namespace
+
+std::unique_ptr<BlockReader> DeviceProber::reader(const Fd& fd, const std::string& path,
+                                                  uint32_t logical_block_size) const {
+  return fd_reader(fd, path, logical_block_size);
+}
 
 const DeviceProber& system_prober() {
   static const SystemProber prober;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "diskprobe/core/fd.h"
 
 namespace diskprobe::safety {
+
+class BlockReader;  // sampler.h
 
 // One signature libblkid found ("ext4" filesystem at offset 1080, "gpt" partition table).
 struct Signature {
@@ -58,6 +61,9 @@ class DeviceProber {
   virtual std::optional<bool> read_only(const Fd& fd) const = 0;
   // stat(2) of a mount source or swap entry; nullopt when it does not exist.
   virtual std::optional<PathDevice> stat_path(const std::string& path) const = 0;
+  // What the --paranoid sampler reads through: `fd`, read-only. The default is fd_reader().
+  virtual std::unique_ptr<BlockReader> reader(const Fd& fd, const std::string& path,
+                                              uint32_t logical_block_size) const;
 };
 
 // The real prober: Fd::open, fstat, libblkid (in process, never the blkid program), ioctl.

@@ -1,0 +1,60 @@
+#include "diskprobe/safety/wipe.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace diskprobe::safety {
+
+std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs) {
+  uint64_t head_end = std::min(kZeroEdgeBytes, size);
+  uint64_t tail_start = size > kZeroEdgeBytes ? size - kZeroEdgeBytes : 0;
+  if (bs > 0 && region_start < head_end) {
+    uint64_t rounded = region_start + (head_end - region_start + bs - 1) / bs * bs;
+    if (rounded - head_end <= kMaxRoundOutBytes) head_end = std::min(rounded, size);
+  }
+  if (bs > 0 && tail_start > region_start) {
+    uint64_t rounded = region_start + (tail_start - region_start) / bs * bs;
+    if (tail_start - rounded <= kMaxRoundOutBytes) tail_start = rounded;
+  }
+  if (size == 0) return {};
+  if (tail_start <= head_end) return {ByteRange{0, size}};
+  return {ByteRange{0, head_end}, ByteRange{tail_start, size - tail_start}};
+}
+
+Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
+                                          uint64_t region_start, uint64_t bs) {
+  if (!held.valid()) return make_error("cannot zero the edges of " + path + ": no held descriptor");
+  auto fd = Fd::open("/proc/self/fd/" + std::to_string(held.get()), O_WRONLY);
+  if (!fd) return make_error("cannot zero the edges of " + path + ": " + fd.error());
+  struct stat a {}, b {};
+  if (::fstat(held.get(), &a) != 0 || ::fstat(fd->get(), &b) != 0 || !S_ISBLK(b.st_mode) ||
+      a.st_rdev != b.st_rdev) {
+    return make_error("cannot zero the edges of " + path + ": the reopened descriptor is not the device held");
+  }
+  auto ranges = edge_ranges(size, region_start, bs);
+  const std::vector<char> zeros(1 << 20, 0);
+  for (const auto& r : ranges) {
+    uint64_t done = 0;
+    while (done < r.length) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(zeros.size(), r.length - done));
+      ssize_t w = ::pwrite(fd->get(), zeros.data(), n, static_cast<off_t>(r.offset + done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        return make_error(errno_message("pwrite", path + " at offset " + std::to_string(r.offset + done),
+                                        w < 0 ? errno : EIO));
+      }
+      done += static_cast<uint64_t>(w);
+    }
+  }
+  while (::fdatasync(fd->get()) != 0) {
+    if (errno != EINTR) return make_error(errno_message("fdatasync", path, errno));
+  }
+  return ranges;
+}
+
+}  // namespace diskprobe::safety
