@@ -13,7 +13,10 @@
 
 #include "diskprobe/core/result.h"
 #include "diskprobe/safety/mounts.h"
+#include "diskprobe/core/block_header.h"
 #include "diskprobe/safety/preflight.h"
+#include "diskprobe/safety/sampler.h"
+#include "fake_disk.h"
 
 namespace {
 
@@ -39,6 +42,8 @@ class FakeProber final : public DeviceProber {
   std::vector<Signature> signatures;
   bool ro = false;
   mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
+  const BlockReader* disk = nullptr;       // what the sampler reads; null: the real fd_reader
+  mutable std::vector<int> sampled_fds;    // the descriptors the sampler read through
 
   Opened open(const std::string& path, bool exclusive) const override {
     opens.push_back((exclusive ? "excl " : "shared ") + path);
@@ -70,6 +75,16 @@ class FakeProber final : public DeviceProber {
     return p;
   }
   std::optional<bool> read_only(const Fd&) const override { return ro; }
+  std::unique_ptr<BlockReader> reader(const Fd& fd, const std::string& path, uint32_t lbs) const override {
+    sampled_fds.push_back(fd.get());
+    if (!disk) return DeviceProber::reader(fd, path, lbs);
+    struct Forward final : BlockReader {
+      const BlockReader& to;
+      explicit Forward(const BlockReader& t) : to(t) {}
+      diskprobe::Status read(uint64_t o, uint8_t* b, size_t n) const override { return to.read(o, b, n); }
+    };
+    return std::make_unique<Forward>(*disk);
+  }
   std::optional<PathDevice> stat_path(const std::string& path) const override {
     auto it = stats.find(path);
     if (it == stats.end()) return std::nullopt;
@@ -529,4 +544,145 @@ TEST_CASE("parse_swaps: header, partitions, escaped files", "[safety]") {
   CHECK((*s)[1].type == "file");
   CHECK(parse_swaps("Filename Type Size Used Priority\n", "swaps")->empty());
   CHECK_FALSE(parse_swaps("Filename Type Size Used Priority\n/dev/vdb partition\n", "swaps").ok());
+}
+
+namespace {
+
+constexpr uint64_t kGiBSectors = (1ull << 30) / 512;
+
+Options paranoid(Paranoid p, bool allow_nonzero = false, bool hold = false) {
+  Options o;
+  o.paranoid = p;
+  o.allow_nonzero = allow_nonzero;
+  o.hold = hold;
+  o.seed = 11;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("paranoid: when the sampler runs", "[safety][sampler]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc, kGiBSectors);       // 1 GiB: sampled by default
+  f.disk("vdd", kVdd, kGiBSectors - 8);   // just below: only with --paranoid
+  fake::Disk blank(1ull << 30);
+  f.prober.disk = &blank;
+  struct Case {
+    const char* dev;
+    Mode mode;
+    Options options;
+    bool ran;
+    const char* skipped;
+  };
+  const std::vector<Case> cases = {
+      {"vdc", Mode::Write, paranoid(Paranoid::Auto), true, ""},
+      {"vdd", Mode::Write, paranoid(Paranoid::Auto), false, "smaller than 1 GiB (--paranoid samples it anyway)"},
+      {"vdd", Mode::Write, paranoid(Paranoid::On), true, ""},
+      {"vdc", Mode::Write, paranoid(Paranoid::Off), false, "--no-paranoid"},
+      {"vdc", Mode::Read, paranoid(Paranoid::On), false, "read mode: reading changes nothing"},
+      {"vdc", Mode::Write, paranoid(Paranoid::On, true), false, "--allow-nonzero"},
+  };
+  for (const auto& c : cases) {
+    auto v = preflight(f.root(), c.dev, c.mode, c.options, f.prober).verdict;
+    INFO(c.dev << " " << to_string(c.mode) << ": " << v.summary() << " / " << v.sampled.skipped);
+    CHECK(v.safe());
+    CHECK(v.sampled.ran == c.ran);
+    CHECK(v.sampled.skipped == c.skipped);
+    if (c.ran) CHECK(v.sampled.zero_windows == v.sampled.windows);
+  }
+  SECTION("a device refused already is not read") {
+    f.prober.signatures = {{"ext4", "filesystem", 1080, false}};
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::On), f.prober).verdict;
+    CHECK(codes(v) == Codes{"signature"});
+    CHECK_FALSE(v.sampled.ran);
+    CHECK(v.sampled.skipped == "refused already");
+  }
+}
+
+TEST_CASE("paranoid: foreign data refuses with nonzero-data naming offsets; own data passes", "[safety][sampler]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc, kGiBSectors);
+  const uint64_t size = 1ull << 30;
+  const uint64_t id = diskprobe::device_identity_from("", "", "", "vdc", size);
+
+  fake::Disk foreign(size);
+  foreign.random(256ull << 20, 512ull << 20);
+  f.prober.disk = &foreign;
+  auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, false, true), f.prober);
+  INFO(v.verdict.summary());
+  CHECK(codes(v.verdict) == Codes{"nonzero-data"});
+  CHECK_FALSE(v.hold.valid());
+  REQUIRE_FALSE(v.verdict.sampled.foreign_offsets.empty());
+  const auto& msg = v.verdict.reasons[0].message;
+  CHECK(msg.find(std::to_string(v.verdict.sampled.foreign_offsets[0])) != std::string::npos);
+  CHECK(msg.find("--allow-nonzero") != std::string::npos);
+  CHECK(preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, true), f.prober).verdict.safe());
+  CHECK(preflight(f.root(), "vdc", Mode::Read, paranoid(Paranoid::Auto), f.prober).verdict.safe());
+
+  fake::Disk own(size);
+  own.blocks(0, 128 << 10, size / (128 << 10), id);
+  own.zero(0, 4 << 20);
+  f.prober.disk = &own;
+  auto mine = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto), f.prober).verdict;
+  INFO(mine.summary());
+  CHECK(mine.safe());
+  CHECK(mine.sampled.own_windows > 0);
+
+  fake::Disk others(size);
+  others.blocks(0, 4096, size / 4096, id ^ 1);
+  f.prober.disk = &others;
+  auto theirs = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto), f.prober).verdict;
+  CHECK(codes(theirs) == Codes{"nonzero-data"});
+  CHECK(theirs.reasons[0].message.find("another device") != std::string::npos);
+}
+
+TEST_CASE("paranoid: a sampler read that fails refuses with cannot-probe (fail closed)", "[safety][sampler]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc, kGiBSectors);
+  const uint64_t size = 1ull << 30;
+  struct Case {
+    const char* what;
+    int err;
+    const char* expect;
+  };
+  const std::vector<Case> cases = {{"EIO", EIO, "Input/output error"},
+                                   {"EPERM", EPERM, "Operation not permitted"},
+                                   {"EACCES", EACCES, "Permission denied"},
+                                   {"short read", 0, "short read"}};
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      fake::Disk d(size);
+      d.fail_from = 0;
+      d.fail_to = size;
+      d.fail_errno = c.err;
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, false, true), f.prober);
+      INFO(v.verdict.summary());
+      CHECK(codes(v.verdict) == Codes{"cannot-probe"});
+      CHECK(v.verdict.reasons[0].message.find(c.expect) != std::string::npos);
+      CHECK_FALSE(v.hold.valid());
+    }
+  }
+  SECTION("the real reader over a descriptor that reads nothing (/dev/null)") {
+    f.prober.disk = nullptr;
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto), f.prober).verdict;
+    INFO(v.summary());
+    CHECK(codes(v) == Codes{"cannot-probe"});
+    CHECK(v.reasons[0].message.find("short read") != std::string::npos);
+  }
+}
+
+TEST_CASE("paranoid: recheck samples again through the held descriptor", "[safety][sampler]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc, kGiBSectors);
+  fake::Disk d(1ull << 30);
+  f.prober.disk = &d;
+  auto c = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, false, true), f.prober);
+  REQUIRE(c.hold.valid());
+  REQUIRE(f.prober.sampled_fds.size() == 1);
+  CHECK(f.prober.sampled_fds[0] == c.hold.get());  // the sample is read through the claim
+  CHECK(recheck(f.root(), c, f.prober).safe());
+  d.random(0, 4096);  // someone wrote to it without claiming it
+  CHECK(codes(recheck(f.root(), c, f.prober)) == Codes{"nonzero-data"});
+  CHECK(f.prober.sampled_fds.back() == c.hold.get());
 }

@@ -15,8 +15,9 @@ namespace diskprobe::safety {
 
 inline constexpr uint64_t kZeroEdgeBytes = 4ull << 20;
 // A block the run wrote across a 4 MiB boundary is zeroed whole, so no block is left
-// without its header (the sampler would call the rest foreign); not beyond this much more.
-inline constexpr uint64_t kMaxRoundOutBytes = 64ull << 20;
+// without its header (the sampler would call the rest foreign); not beyond this much more
+// (the sampler's aligned look-back reaches 1 GiB blocks, too).
+inline constexpr uint64_t kMaxRoundOutBytes = 1ull << 30;
 
 struct ByteRange {
   uint64_t offset = 0, length = 0;

@@ -1,0 +1,88 @@
+// A block device in memory for the sampler's tests: layers painted bottom to top (what the
+// engine wrote, foreign bytes, zeroes), read through BlockReader with injectable failures.
+#pragma once
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "diskprobe/core/block_header.h"
+#include "diskprobe/core/result.h"
+#include "diskprobe/safety/sampler.h"
+
+namespace fake {
+
+// Deterministic noise that never contains the header magic by accident.
+inline uint8_t noise(uint64_t x, uint64_t salt) {
+  uint64_t h = (x + salt) * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  return static_cast<uint8_t>(h | 1);  // never zero, so a painted byte is never blank
+}
+
+class Disk final : public diskprobe::safety::BlockReader {
+ public:
+  explicit Disk(uint64_t size) : size_(size) {}
+
+  // The engine's writes: blocks of `bs` at start + k*bs, k < nblocks, where `written(k)`.
+  void blocks(uint64_t start, uint64_t bs, uint64_t nblocks, uint64_t device_id,
+              std::function<bool(uint64_t)> written = nullptr, uint64_t header_offset_skew = 0) {
+    layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t len) {
+      if (off + len <= start) return;
+      uint64_t first = off > start ? (off - start) / bs : 0;
+      for (uint64_t k = first; k < nblocks; ++k) {
+        uint64_t b = start + k * bs;
+        if (b >= off + len) break;
+        if (written && !written(k)) continue;
+        uint8_t head[diskprobe::kBlockHeaderBytes];
+        diskprobe::BlockHeader h;
+        h.device_id = device_id;
+        h.run_id = 7;
+        h.offset = b + header_offset_skew;
+        h.seq = k + 1;
+        diskprobe::encode_block_header(head, h);
+        uint64_t lo = std::max(b, off), hi = std::min(b + bs, off + len);
+        for (uint64_t x = lo; x < hi; ++x) {
+          uint64_t in = x - b;
+          buf[x - off] = in < sizeof head ? head[in] : noise(x, device_id);
+        }
+      }
+    });
+  }
+  void random(uint64_t offset, uint64_t len) { fill(offset, len, true); }
+  void zero(uint64_t offset, uint64_t len) { fill(offset, len, false); }
+
+  // Reads touching [fail_from, fail_to) fail with `fail_errno` (0: a short read instead).
+  uint64_t fail_from = 0, fail_to = 0;
+  int fail_errno = EIO;
+  mutable std::vector<std::pair<uint64_t, size_t>> reads;
+
+  diskprobe::Status read(uint64_t offset, uint8_t* buf, size_t len) const override {
+    reads.emplace_back(offset, len);
+    if (offset + len > size_) return diskprobe::make_error("read past the end");
+    if (offset < fail_to && offset + len > fail_from) {
+      if (fail_errno) return diskprobe::make_error(diskprobe::errno_message("pread", "fake", fail_errno));
+      return diskprobe::make_error("pread(fake): short read, 512 of " + std::to_string(len) + " bytes");
+    }
+    std::memset(buf, 0, len);
+    for (const auto& paint : layers_) paint(buf, offset, len);
+    return diskprobe::Ok{};
+  }
+
+ private:
+  void fill(uint64_t offset, uint64_t len, bool rnd) {
+    layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t n) {
+      uint64_t lo = std::max(offset, off), hi = std::min(offset + len, off + n);
+      for (uint64_t x = lo; x < hi; ++x) buf[x - off] = rnd ? noise(x, 0x5eed) : 0;
+    });
+  }
+
+  uint64_t size_;
+  std::vector<std::function<void(uint8_t*, uint64_t, uint64_t)>> layers_;
+};
+
+}  // namespace fake
