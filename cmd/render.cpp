@@ -45,6 +45,7 @@ std::string list_or_none(const std::vector<std::string>& v) {
 }
 
 std::string signatures_text(const safety::Verdict& v) {
+  if (!v.probed) return "unknown: the device could not be probed (see the reasons)";
   std::vector<std::string> sigs;
   for (const auto& s : v.signatures) sigs.push_back(s.type + " (" + s.usage + ") at offset " + std::to_string(s.offset));
   return list_or_none(sigs);
@@ -61,7 +62,8 @@ json verdict_json(const safety::Verdict& v) {
   }
   return {{"device", v.device},   {"mode", std::string(safety::to_string(v.mode))},
           {"safe", v.safe()},     {"reasons", reasons},
-          {"signatures", sigs},   {"mounts", v.mounts},
+          {"signatures", v.probed ? sigs : json(nullptr)},
+          {"probed", v.probed},   {"mounts", v.mounts},
           {"swaps", v.swaps},     {"holders", v.holders},
           {"sampler", sampled_json(v.sampled)}};
 }
@@ -78,6 +80,7 @@ std::string verdict_text(const safety::Verdict& v) {
   for (const auto& s : v.signatures) {
     o << "  found " << s.usage << " signature " << s.type << " at offset " << s.offset << "\n";
   }
+  if (!v.probed) o << "  signatures: unknown, the device could not be probed\n";
   for (const auto& m : v.mounts) o << "  mounted at " << m << "\n";
   for (const auto& s : v.swaps) o << "  active swap " << s << "\n";
   for (const auto& h : v.holders) o << "  held by " << h << "\n";

@@ -443,6 +443,7 @@ class Preflight {
       return Fd();
     }
     v_.signatures = std::move(p.signatures);
+    v_.probed = true;
     ro_ioctl_ = prober_.read_only(fd).value_or(false);
     if (mode_ == Mode::Write) {
       for (const auto& s : v_.signatures) {
