@@ -79,8 +79,9 @@ safety::Options preflight_options(const cli::Args& a, bool hold) {
 
 // Random benchmark data can look like a partition table (fio issue #1942): the edges are
 // zeroed after every write run, interrupted or failed ones too, through the held claim.
-bool zero_after_write(const safety::Checked& c, uint64_t region_start, uint64_t bs) {
-  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region_start, bs);
+bool zero_after_write(const safety::Checked& c, const JobSpec& spec) {
+  uint64_t region_end = spec.size ? spec.offset + spec.size : c.device.size_bytes;
+  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, spec.offset, spec.bs, region_end);
   if (!zeroed) {
     std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
     return false;
@@ -88,6 +89,10 @@ bool zero_after_write(const safety::Checked& c, uint64_t region_start, uint64_t 
   std::string what;
   for (const auto& r : *zeroed) {
     what += (what.empty() ? "" : " and ") + cli::human_bytes(r.length) + " at offset " + std::to_string(r.offset);
+  }
+  if (what.empty()) {
+    spdlog::info("the run's region does not reach the first or last 4 MiB of {}: nothing to zero", c.device.path);
+    return true;
   }
   spdlog::info("zeroed the first and last 4 MiB of {} ({}) so the benchmark data leaves no phantom partition "
                "table or signature behind",
@@ -281,7 +286,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   opts.stop = &g_stop;
   auto results = run_jobs(*spec, target, opts);
   auto after = read_disk_counters(root, dev);
-  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, spec->offset, spec->bs);
+  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, *spec);
   if (!results) return fail(kRuntime, results.error());
 
   results->preflight = checked.verdict.summary();

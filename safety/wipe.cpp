@@ -10,7 +10,7 @@
 
 namespace diskprobe::safety {
 
-std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs) {
+std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs, uint64_t region_end) {
   uint64_t head_end = std::min(kZeroEdgeBytes, size);
   uint64_t tail_start = size > kZeroEdgeBytes ? size - kZeroEdgeBytes : 0;
   if (bs > 0 && region_start < head_end) {
@@ -21,13 +21,23 @@ std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_
     uint64_t rounded = region_start + (tail_start - region_start) / bs * bs;
     if (tail_start - rounded <= kMaxRoundOutBytes) tail_start = rounded;
   }
-  if (size == 0) return {};
-  if (tail_start <= head_end) return {ByteRange{0, size}};
-  return {ByteRange{0, head_end}, ByteRange{tail_start, size - tail_start}};
+  std::vector<ByteRange> raw;
+  if (tail_start <= head_end) {
+    raw = {ByteRange{0, size}};
+  } else {
+    raw = {ByteRange{0, head_end}, ByteRange{tail_start, size - tail_start}};
+  }
+  const uint64_t lo = region_start, hi = std::min(region_end, size);
+  std::vector<ByteRange> out;
+  for (const auto& r : raw) {
+    uint64_t a = std::max(r.offset, lo), b = std::min(r.offset + r.length, hi);
+    if (a < b) out.push_back(ByteRange{a, b - a});
+  }
+  return out;
 }
 
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
-                                          uint64_t region_start, uint64_t bs) {
+                                          uint64_t region_start, uint64_t bs, uint64_t region_end) {
   if (!held.valid()) return make_error("cannot zero the edges of " + path + ": no held descriptor");
   auto fd = Fd::open("/proc/self/fd/" + std::to_string(held.get()), O_WRONLY);
   if (!fd) return make_error("cannot zero the edges of " + path + ": " + fd.error());
@@ -36,7 +46,7 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
       a.st_rdev != b.st_rdev) {
     return make_error("cannot zero the edges of " + path + ": the reopened descriptor is not the device held");
   }
-  auto ranges = edge_ranges(size, region_start, bs);
+  auto ranges = edge_ranges(size, region_start, bs, region_end);
   const std::vector<char> zeros(1 << 20, 0);
   for (const auto& r : ranges) {
     uint64_t done = 0;

@@ -153,6 +153,22 @@ TEST_CASE("--paranoid samples a small device; read mode never samples", "[sample
   CHECK(both.exit_code == 2);
 }
 
+TEST_CASE("a run over the middle of a device zeroes nothing outside its region", "[sampler]") {
+  auto loop = testing::make_loop(64 * kMiB);
+  const std::string dev = loop.path();
+  must("dd if=/dev/urandom of=" + dev + " bs=1M count=1 oflag=direct status=none");
+  must("dd if=/dev/urandom of=" + dev + " bs=1M seek=63 count=1 oflag=direct status=none");
+  const std::string edges = testing::edges(dev, 64 * kMiB);
+  auto r = write_run(dev, {"--rw", "write", "--bs", "64k", "--time_based", "false", "--runtime", "0", "--offset",
+                           std::to_string(16 * kMiB), "--size", std::to_string(32 * kMiB), "--paranoid",
+                           "--allow-nonzero"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("nothing to zero") != std::string::npos);
+  CHECK(testing::edges(dev, 64 * kMiB) == edges);
+  CHECK_FALSE(all_zero(testing::read_bytes(dev, 16 * kMiB, kMiB)));
+}
+
 TEST_CASE("diskprobe's data copied to another device is foreign there", "[sampler]") {
   auto a = testing::make_loop(256 * kMiB);
   auto b = testing::make_loop(256 * kMiB);

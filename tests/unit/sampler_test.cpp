@@ -218,9 +218,13 @@ TEST_CASE("edge_ranges: 4 MiB at each end, rounded out to whole blocks of the ru
   // 3 MiB blocks from 0: the block at 3 MiB crosses 4 MiB and goes whole.
   CHECK(edge_ranges(size, 0, 3 * kMiB) == R{{0, 6 * kMiB}, {size - 4 * kMiB, 4 * kMiB}});  // 1020 = 340 * 3
   CHECK(edge_ranges(size + kMiB, 0, 3 * kMiB) == R{{0, 6 * kMiB}, {size - 4 * kMiB, 5 * kMiB}});
-  // Blocks from 512: the head rounds to 512 + k*bs, the tail down to a block start.
-  CHECK(edge_ranges(size, 512, kMiB) ==
-        R{{0, 4 * kMiB + 512}, {size - 5 * kMiB + 512, 5 * kMiB - 512}});
+  // Blocks from 512: the head rounds to 512 + k*bs, the tail down to a block start; the
+  // first 512 bytes are not the run's.
+  CHECK(edge_ranges(size, 512, kMiB) == R{{512, 4 * kMiB}, {size - 5 * kMiB + 512, 5 * kMiB - 512}});
+  // A run over the middle only zeroes nothing outside its region.
+  CHECK(edge_ranges(size, 2 * kMiB, 4096, size - 2 * kMiB) ==
+        R{{2 * kMiB, 2 * kMiB}, {size - 4 * kMiB, 2 * kMiB}});
+  CHECK(edge_ranges(size, 100 * kMiB, 4096, 200 * kMiB).empty());
   CHECK(edge_ranges(8 * kGiB, 0, kGiB) == R{{0, kGiB}, {7 * kGiB, kGiB}});
   // No more than kMaxRoundOutBytes extra: a 4 GiB block is not zeroed whole.
   CHECK(edge_ranges(16 * kGiB, 0, 4 * kGiB) == R{{0, 4 * kMiB}, {16 * kGiB - 4 * kMiB, 4 * kMiB}});

@@ -25,14 +25,16 @@ struct ByteRange {
 };
 
 // The ranges to zero on a device of `size` bytes after a run that wrote blocks of `bs` bytes
-// at region_start + k * bs: the first and last kZeroEdgeBytes, rounded out to the run's block
-// boundaries; one range when they meet.
-std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs);
+// at region_start + k * bs, below region_end: the first and last kZeroEdgeBytes, rounded out
+// to the run's block boundaries, and only where the run could have written (bytes outside
+// its region are not the run's to zero); one range when they meet.
+std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs,
+                                   uint64_t region_end = UINT64_MAX);
 
 // Writes zeroes over edge_ranges() through a writable reopening of `held` (/proc/self/fd/N:
 // the very device the preflight checked and still holds O_EXCL, never whatever a path names
 // now), then fdatasync. Returns the ranges zeroed.
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
-                                          uint64_t region_start, uint64_t bs);
+                                          uint64_t region_start, uint64_t bs, uint64_t region_end = UINT64_MAX);
 
 }  // namespace diskprobe::safety
