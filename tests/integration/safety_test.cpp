@@ -3,6 +3,7 @@
 // mount, swapon and partition added is undone by a scope guard before that.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -277,6 +278,41 @@ TEST_CASE("a device another process holds with O_EXCL is busy for writing", "[sa
   CHECK(b.write.has(code::kBusy));
   CHECK(b.write.reasons.size() == 1);
   CHECK(b.read.safe());  // reading needs no claim
+}
+
+TEST_CASE("another process holding the device O_EXCL makes it busy for writing only", "[safety]") {
+  auto loop = testing::make_loop();
+  int ready[2], release[2];
+  REQUIRE(::pipe2(ready, O_CLOEXEC) == 0);
+  REQUIRE(::pipe2(release, O_CLOEXEC) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(release[1]);  // else the read below never sees the parent close its end
+    ::close(ready[0]);
+    int fd = ::open(loop.path().c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+    char c = fd >= 0 ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    (void)!::read(release[0], &c, 1);  // until the parent closes its end
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  Guard reap([&] {
+    ::close(release[1]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+  });
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  ::close(ready[0]);
+  REQUIRE(c == 'y');
+  auto b = check_both(loop.path(), 64 * kMiB);
+  CHECK(codes(b.write) == "busy ");
+  CHECK(b.read.safe());
+  auto cli = testing::run_diskprobe({"check", loop.path()});
+  CHECK(cli.exit_code == 3);
+  CHECK(cli.out.find("busy: " + loop.path() + " is held open exclusively") != std::string::npos);
 }
 
 TEST_CASE("a read-only device is refused for writing, fine for reading", "[safety]") {
