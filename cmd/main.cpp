@@ -72,7 +72,9 @@ std::optional<safety::Mode> mode_for(const cli::Args& a) {
 safety::Options preflight_options(const cli::Args& a, bool hold) {
   safety::Options o;
   o.hold = hold;
-  o.paranoid = a.paranoid ? safety::Paranoid::On : a.no_paranoid ? safety::Paranoid::Off : safety::Paranoid::Auto;
+  o.paranoid = a.paranoid      ? safety::Paranoid::On
+               : a.no_paranoid ? safety::Paranoid::Off
+                               : safety::Paranoid::Auto;
   o.allow_nonzero = a.allow_nonzero;
   return o;
 }
@@ -81,22 +83,26 @@ safety::Options preflight_options(const cli::Args& a, bool hold) {
 // zeroed after every write run, interrupted or failed ones too, through the held claim.
 bool zero_after_write(const safety::Checked& c, const JobSpec& spec) {
   uint64_t region_end = spec.size ? spec.offset + spec.size : c.device.size_bytes;
-  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, spec.offset, spec.bs, region_end);
+  auto zeroed =
+      safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, spec.offset, spec.bs, region_end);
   if (!zeroed) {
     std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
     return false;
   }
   std::string what;
   for (const auto& r : *zeroed) {
-    what += (what.empty() ? "" : " and ") + cli::human_bytes(r.length) + " at offset " + std::to_string(r.offset);
+    what +=
+        (what.empty() ? "" : " and ") + cli::human_bytes(r.length) + " at offset " + std::to_string(r.offset);
   }
   if (what.empty()) {
-    spdlog::info("the run's region does not reach the first or last 4 MiB of {}: nothing to zero", c.device.path);
+    spdlog::info("the run's region does not reach the first or last 4 MiB of {}: nothing to zero",
+                 c.device.path);
     return true;
   }
-  spdlog::info("zeroed the first and last 4 MiB of {} ({}) so the benchmark data leaves no phantom partition "
-               "table or signature behind",
-               c.device.path, what);
+  spdlog::info(
+      "zeroed the first and last 4 MiB of {} ({}) so the benchmark data leaves no phantom partition "
+      "table or signature behind",
+      c.device.path, what);
   return true;
 }
 
@@ -156,7 +162,8 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
     auto dev = read_block_device(root, name);
     if (!dev) continue;
     if (dev->size_bytes == 0) continue;  // unconfigured loop/zram slots are not devices yet
-    verdicts.push_back(safety::preflight(root, name, safety::Mode::Write, preflight_options(a, false)).verdict);
+    verdicts.push_back(
+        safety::preflight(root, name, safety::Mode::Write, preflight_options(a, false)).verdict);
     devs.push_back(std::move(*dev));
   }
   if (a.json) {

@@ -33,9 +33,9 @@ json sampled_json(const safety::Sampled& s) {
 
 std::string sampled_text(const safety::Sampled& s) {
   if (!s.ran) return "not run (" + s.skipped + ")";
-  return std::to_string(s.windows) + " places, " + human_bytes(s.bytes_read) + " read: " +
-         std::to_string(s.zero_windows) + " zero, " + std::to_string(s.own_windows) + " diskprobe's own data, " +
-         std::to_string(s.foreign_offsets.size()) + " other data";
+  return std::to_string(s.windows) + " places, " + human_bytes(s.bytes_read) +
+         " read: " + std::to_string(s.zero_windows) + " zero, " + std::to_string(s.own_windows) +
+         " diskprobe's own data, " + std::to_string(s.foreign_offsets.size()) + " other data";
 }
 
 std::string list_or_none(const std::vector<std::string>& v) {
@@ -47,7 +47,8 @@ std::string list_or_none(const std::vector<std::string>& v) {
 std::string signatures_text(const safety::Verdict& v) {
   if (!v.probed) return "unknown: the device could not be probed (see the reasons)";
   std::vector<std::string> sigs;
-  for (const auto& s : v.signatures) sigs.push_back(s.type + " (" + s.usage + ") at offset " + std::to_string(s.offset));
+  for (const auto& s : v.signatures)
+    sigs.push_back(s.type + " (" + s.usage + ") at offset " + std::to_string(s.offset));
   return list_or_none(sigs);
 }
 
@@ -60,11 +61,15 @@ json verdict_json(const safety::Verdict& v) {
   for (const auto& s : v.signatures) {
     sigs.push_back({{"type", s.type}, {"usage", s.usage}, {"offset_bytes", s.offset}});
   }
-  return {{"device", v.device},   {"mode", std::string(safety::to_string(v.mode))},
-          {"safe", v.safe()},     {"reasons", reasons},
+  return {{"device", v.device},
+          {"mode", std::string(safety::to_string(v.mode))},
+          {"safe", v.safe()},
+          {"reasons", reasons},
           {"signatures", v.probed ? sigs : json(nullptr)},
-          {"probed", v.probed},   {"mounts", v.mounts},
-          {"swaps", v.swaps},     {"holders", v.holders},
+          {"probed", v.probed},
+          {"mounts", v.mounts},
+          {"swaps", v.swaps},
+          {"holders", v.holders},
           {"sampler", sampled_json(v.sampled)}};
 }
 
@@ -115,8 +120,8 @@ std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector
     o << d.path << "  " << human_bytes(d.size_bytes) << " (" << d.size_bytes << " bytes), sectors "
       << d.logical_block_size << "/" << d.physical_block_size << " logical/physical, "
       << (d.rotational ? "rotational" : "non-rotational") << (d.read_only ? ", read-only" : "") << "\n";
-    o << "  model:      " << (d.model.empty() ? "-" : d.model) << "   serial: " << (d.serial.empty() ? "-" : d.serial)
-      << "\n";
+    o << "  model:      " << (d.model.empty() ? "-" : d.model)
+      << "   serial: " << (d.serial.empty() ? "-" : d.serial) << "\n";
     std::vector<std::string> parts;
     for (const auto& p : d.partitions) parts.push_back("/dev/" + p);
     o << "  partitions: " << list_or_none(parts) << "\n";

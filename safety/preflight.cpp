@@ -198,7 +198,13 @@ std::string_view name_code(NameError why) {
 class Preflight {
  public:
   Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, const Options& options, Checked& out)
-      : root_(root), prober_(prober), mode_(mode), options_(options), out_(out), v_(out.verdict), topo_(root) {
+      : root_(root),
+        prober_(prober),
+        mode_(mode),
+        options_(options),
+        out_(out),
+        v_(out.verdict),
+        topo_(root) {
     v_.mode = mode;
     out_.options = options;
   }
@@ -274,7 +280,8 @@ class Preflight {
       return;
     }
     if (r.foreign.empty()) return;
-    std::sort(r.foreign.begin(), r.foreign.end(), [](const Foreign& x, const Foreign& y) { return x.offset < y.offset; });
+    std::sort(r.foreign.begin(), r.foreign.end(),
+              [](const Foreign& x, const Foreign& y) { return x.offset < y.offset; });
     std::sort(s.foreign_offsets.begin(), s.foreign_offsets.end());
     std::string where;
     for (size_t i = 0; i < r.foreign.size() && i < kMaxForeignListed; ++i) {
@@ -285,7 +292,8 @@ class Preflight {
         d.path + " is not blank: " + std::to_string(r.foreign.size()) + " of " + std::to_string(r.windows) +
             " sampled places hold data diskprobe did not write to it, at byte offsets " + where +
             ": a used disk can hold data no signature announces, and " + std::string(kNoTouch) +
-            "; pass --allow-nonzero if that data can go, or use a fresh disk (a new cloud disk reads zeroes)");
+            "; pass --allow-nonzero if that data can go, or use a fresh disk (a new cloud disk reads "
+            "zeroes)");
   }
 
   void add(std::string_view c, std::string message) {

@@ -35,7 +35,8 @@ class FdReader final : public BlockReader {
   Status read(uint64_t offset, uint8_t* buf, size_t len) const override {
     bool direct = offset % lbs_ == 0 && len % lbs_ == 0 && reinterpret_cast<uintptr_t>(buf) % kAlign == 0;
     int flags = ::fcntl(fd_, F_GETFL);
-    bool switched = direct && flags >= 0 && !(flags & O_DIRECT) && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
+    bool switched =
+        direct && flags >= 0 && !(flags & O_DIRECT) && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
     Status st = Ok{};
     size_t done = 0;
     while (done < len) {

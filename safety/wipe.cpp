@@ -41,10 +41,12 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
   if (!held.valid()) return make_error("cannot zero the edges of " + path + ": no held descriptor");
   auto fd = Fd::open("/proc/self/fd/" + std::to_string(held.get()), O_WRONLY);
   if (!fd) return make_error("cannot zero the edges of " + path + ": " + fd.error());
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::fstat(held.get(), &a) != 0 || ::fstat(fd->get(), &b) != 0 || !S_ISBLK(b.st_mode) ||
       a.st_rdev != b.st_rdev) {
-    return make_error("cannot zero the edges of " + path + ": the reopened descriptor is not the device held");
+    return make_error("cannot zero the edges of " + path +
+                      ": the reopened descriptor is not the device held");
   }
   auto ranges = edge_ranges(size, region_start, bs, region_end);
   const std::vector<char> zeros(1 << 20, 0);

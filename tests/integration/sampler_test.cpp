@@ -28,7 +28,8 @@ bool all_zero(const std::string& s) { return s.find_first_not_of('\0') == std::s
 
 // The first and last 4 MiB: what diskprobe zeroes after a write run.
 bool edges_zero(const std::string& dev, uint64_t size) {
-  return all_zero(testing::read_bytes(dev, 0, 4 * kMiB)) && all_zero(testing::read_bytes(dev, size - 4 * kMiB, 4 * kMiB));
+  return all_zero(testing::read_bytes(dev, 0, 4 * kMiB)) &&
+         all_zero(testing::read_bytes(dev, size - 4 * kMiB, 4 * kMiB));
 }
 
 json check_json(const std::string& dev, const std::vector<std::string>& extra = {}) {
@@ -50,8 +51,8 @@ std::vector<std::string> codes(const json& verdict) {
 
 // A short write run with the profile's host tuning left alone (other tests share the host).
 testing::CommandResult write_run(const std::string& dev, const std::vector<std::string>& overrides) {
-  std::vector<std::string> args{"run", "--profile", "essd-plx-iops", dev, "--no-tune", "--numjobs", "1",
-                                "--iodepth", "16"};
+  std::vector<std::string> args{"run",       "--profile", "essd-plx-iops", dev, "--no-tune",
+                                "--numjobs", "1",         "--iodepth",     "16"};
   args.insert(args.end(), overrides.begin(), overrides.end());
   return testing::run_diskprobe(args);
 }
@@ -77,8 +78,8 @@ TEST_CASE("back-to-back write runs pass the default paranoid preflight, for ever
   // Each run writes the whole device sequentially, so every sampled place is its data.
   for (const std::string bs : {"4k", "128k", "1m", "4m", "12k"}) {
     SECTION("bs " + bs) {
-      auto r = write_run(dev, {"--rw", "write", "--bs", bs, "--time_based", "false", "--runtime", "0", "--size",
-                               std::to_string(kGiB)});
+      auto r = write_run(dev, {"--rw", "write", "--bs", bs, "--time_based", "false", "--runtime", "0",
+                               "--size", std::to_string(kGiB)});
       INFO(r.out << r.err);
       REQUIRE(r.exit_code == 0);
       CHECK(r.err.find("zeroed the first and last 4 MiB of " + dev) != std::string::npos);
@@ -101,7 +102,8 @@ TEST_CASE("back-to-back write runs pass the default paranoid preflight, for ever
   }
 }
 
-TEST_CASE("random foreign bytes with no signature are refused, left unchanged, and allowed on request", "[sampler]") {
+TEST_CASE("random foreign bytes with no signature are refused, left unchanged, and allowed on request",
+          "[sampler]") {
   auto loop = testing::make_loop(kGiB);
   const std::string dev = loop.path();
   // Half the device in the middle: 64 random samples all missing it is a 2^-64 chance.
@@ -159,9 +161,9 @@ TEST_CASE("a run over the middle of a device zeroes nothing outside its region",
   must("dd if=/dev/urandom of=" + dev + " bs=1M count=1 oflag=direct status=none");
   must("dd if=/dev/urandom of=" + dev + " bs=1M seek=63 count=1 oflag=direct status=none");
   const std::string edges = testing::edges(dev, 64 * kMiB);
-  auto r = write_run(dev, {"--rw", "write", "--bs", "64k", "--time_based", "false", "--runtime", "0", "--offset",
-                           std::to_string(16 * kMiB), "--size", std::to_string(32 * kMiB), "--paranoid",
-                           "--allow-nonzero"});
+  auto r = write_run(
+      dev, {"--rw", "write", "--bs", "64k", "--time_based", "false", "--runtime", "0", "--offset",
+            std::to_string(16 * kMiB), "--size", std::to_string(32 * kMiB), "--paranoid", "--allow-nonzero"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("nothing to zero") != std::string::npos);

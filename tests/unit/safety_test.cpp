@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "diskprobe/core/block_header.h"
 #include "diskprobe/core/result.h"
 #include "diskprobe/safety/mounts.h"
-#include "diskprobe/core/block_header.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/sampler.h"
 #include "fake_disk.h"
@@ -563,8 +563,8 @@ Options paranoid(Paranoid p, bool allow_nonzero = false, bool hold = false) {
 
 TEST_CASE("paranoid: when the sampler runs", "[safety][sampler]") {
   FakeSystem f;
-  f.disk("vdc", kVdc, kGiBSectors);       // 1 GiB: sampled by default
-  f.disk("vdd", kVdd, kGiBSectors - 8);   // just below: only with --paranoid
+  f.disk("vdc", kVdc, kGiBSectors);      // 1 GiB: sampled by default
+  f.disk("vdd", kVdd, kGiBSectors - 8);  // just below: only with --paranoid
   fake::Disk blank(1ull << 30);
   f.prober.disk = &blank;
   struct Case {
@@ -576,7 +576,8 @@ TEST_CASE("paranoid: when the sampler runs", "[safety][sampler]") {
   };
   const std::vector<Case> cases = {
       {"vdc", Mode::Write, paranoid(Paranoid::Auto), true, ""},
-      {"vdd", Mode::Write, paranoid(Paranoid::Auto), false, "smaller than 1 GiB (--paranoid samples it anyway)"},
+      {"vdd", Mode::Write, paranoid(Paranoid::Auto), false,
+       "smaller than 1 GiB (--paranoid samples it anyway)"},
       {"vdd", Mode::Write, paranoid(Paranoid::On), true, ""},
       {"vdc", Mode::Write, paranoid(Paranoid::Off), false, "--no-paranoid"},
       {"vdc", Mode::Read, paranoid(Paranoid::On), false, "read mode: reading changes nothing"},
@@ -599,7 +600,8 @@ TEST_CASE("paranoid: when the sampler runs", "[safety][sampler]") {
   }
 }
 
-TEST_CASE("paranoid: foreign data refuses with nonzero-data naming offsets; own data passes", "[safety][sampler]") {
+TEST_CASE("paranoid: foreign data refuses with nonzero-data naming offsets; own data passes",
+          "[safety][sampler]") {
   FakeSystem f;
   f.disk("vdc", kVdc, kGiBSectors);
   const uint64_t size = 1ull << 30;
@@ -636,7 +638,8 @@ TEST_CASE("paranoid: foreign data refuses with nonzero-data naming offsets; own 
   CHECK(theirs.reasons[0].message.find("another device") != std::string::npos);
 }
 
-TEST_CASE("paranoid: a sampler read that fails refuses with cannot-probe (fail closed)", "[safety][sampler]") {
+TEST_CASE("paranoid: a sampler read that fails refuses with cannot-probe (fail closed)",
+          "[safety][sampler]") {
   FakeSystem f;
   f.disk("vdc", kVdc, kGiBSectors);
   const uint64_t size = 1ull << 30;

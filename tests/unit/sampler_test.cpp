@@ -64,9 +64,9 @@ TEST_CASE("sampler: diskprobe's own blocks pass for every bs the engine takes", 
   // Up to 1 MiB at any sector alignment (the linear look-back), larger power-of-two blocks
   // from offset 0 (the aligned look-back).
   const std::vector<Case> cases = {
-      {512, 0},         {4096, 0},        {12288, 0},      {65536, 0},       {131072, 0},
-      {kMiB, 0},        {3 * 512, 3584},  {65536, 512},    {kMiB, 7 * 512},  {kMiB - 512, 0},
-      {4 * kMiB, 0},    {16 * kMiB, 0},   {64 * kMiB, 0},  {128 * kMiB, 0},
+      {512, 0},      {4096, 0},       {12288, 0},     {65536, 0},      {131072, 0},
+      {kMiB, 0},     {3 * 512, 3584}, {65536, 512},   {kMiB, 7 * 512}, {kMiB - 512, 0},
+      {4 * kMiB, 0}, {16 * kMiB, 0},  {64 * kMiB, 0}, {128 * kMiB, 0},
   };
   for (const auto& c : cases) {
     for (uint64_t seed : {1, 2, 3}) {
@@ -201,7 +201,7 @@ TEST_CASE("sampler: a read that fails refuses, whatever was read before", "[samp
   SECTION("a failure in the look-back refuses too") {
     fake::Disk d(size);
     written_by_run(d, size, 0, kMiB);
-    d.fail_from = 4 * kMiB;   // everything past the zeroed head fails ...
+    d.fail_from = 4 * kMiB;  // everything past the zeroed head fails ...
     d.fail_to = size - 4 * kMiB;
     d.fail_errno = EIO;
     auto r = sample_for_data(d, size, kId, 3);

@@ -54,7 +54,7 @@ struct Verdict {
   Mode mode = Mode::Write;
   std::vector<Reason> reasons;  // every reason found, not only the first
   std::vector<Signature> signatures;
-  bool probed = false;  // libblkid read the device: `signatures` is the whole answer
+  bool probed = false;               // libblkid read the device: `signatures` is the whole answer
   std::vector<std::string> mounts;   // "/mnt/data (ext4) on /dev/loop3p1"
   std::vector<std::string> swaps;    // "/dev/loop3 (partition) on /dev/loop3"
   std::vector<std::string> holders;  // "dm-0 (device-mapper vg0-data) on /dev/loop3"
@@ -70,7 +70,7 @@ struct Verdict {
 enum class Paranoid { Auto, On, Off };
 
 struct Options {
-  bool hold = false;           // keep the O_EXCL descriptor of a safe device (write mode)
+  bool hold = false;  // keep the O_EXCL descriptor of a safe device (write mode)
   Paranoid paranoid = Paranoid::Auto;
   bool allow_nonzero = false;  // the user accepts data without a signature: no sampling
   uint64_t seed = 0;           // picks the sampled blocks; 0 = a random seed

@@ -27,7 +27,7 @@
 
 namespace diskprobe::safety {
 
-inline constexpr uint64_t kEdgeSampleBytes = 1ull << 20;     // first and last MiB
+inline constexpr uint64_t kEdgeSampleBytes = 1ull << 20;  // first and last MiB
 inline constexpr uint32_t kRandomSamples = 64;
 inline constexpr uint32_t kRandomSampleBytes = 4096;
 inline constexpr uint64_t kLookbackBytes = 1ull << 20;       // linear search for a header
@@ -54,7 +54,7 @@ struct Foreign {
 };
 
 struct SampleReport {
-  bool ok = false;       // false: a read failed, `error` says which; refuse
+  bool ok = false;  // false: a read failed, `error` says which; refuse
   std::string error;
   uint32_t windows = 0;  // places sampled
   uint32_t zero_windows = 0, own_windows = 0;

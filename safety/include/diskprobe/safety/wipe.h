@@ -35,6 +35,7 @@ std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_
 // the very device the preflight checked and still holds O_EXCL, never whatever a path names
 // now), then fdatasync. Returns the ranges zeroed.
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
-                                          uint64_t region_start, uint64_t bs, uint64_t region_end = UINT64_MAX);
+                                          uint64_t region_start, uint64_t bs,
+                                          uint64_t region_end = UINT64_MAX);
 
 }  // namespace diskprobe::safety
