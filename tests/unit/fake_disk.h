@@ -2,6 +2,7 @@
 // engine wrote, foreign bytes, zeroes), read through BlockReader with injectable failures.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -77,7 +78,9 @@ class Disk final : public diskprobe::safety::BlockReader {
   void fill(uint64_t offset, uint64_t len, bool rnd) {
     layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t n) {
       uint64_t lo = std::max(offset, off), hi = std::min(offset + len, off + n);
-      for (uint64_t x = lo; x < hi; ++x) buf[x - off] = rnd ? noise(x, 0x5eed) : 0;
+      if (lo >= hi) return;
+      if (!rnd) return static_cast<void>(std::memset(buf + (lo - off), 0, hi - lo));
+      for (uint64_t x = lo; x < hi; ++x) buf[x - off] = noise(x, 0x5eed);
     });
   }
 
