@@ -257,7 +257,7 @@ class Preflight {
     } else if (options_.paranoid == Paranoid::Off) {
       s.skipped = "--no-paranoid";
     } else if (options_.paranoid == Paranoid::Auto && d.size_bytes < kParanoidMinBytes) {
-      s.skipped = "smaller than 1 GiB (--paranoid samples it anyway)";
+      s.skipped = "smaller than 1 GiB; --paranoid samples it anyway";
     } else if (options_.allow_nonzero) {
       s.skipped = "--allow-nonzero";
     } else if (!v_.safe() || !fd.valid()) {

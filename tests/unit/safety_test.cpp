@@ -577,7 +577,7 @@ TEST_CASE("paranoid: when the sampler runs", "[safety][sampler]") {
   const std::vector<Case> cases = {
       {"vdc", Mode::Write, paranoid(Paranoid::Auto), true, ""},
       {"vdd", Mode::Write, paranoid(Paranoid::Auto), false,
-       "smaller than 1 GiB (--paranoid samples it anyway)"},
+       "smaller than 1 GiB; --paranoid samples it anyway"},
       {"vdd", Mode::Write, paranoid(Paranoid::On), true, ""},
       {"vdc", Mode::Write, paranoid(Paranoid::Off), false, "--no-paranoid"},
       {"vdc", Mode::Read, paranoid(Paranoid::On), false, "read mode: reading changes nothing"},
