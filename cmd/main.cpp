@@ -316,7 +316,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (!zeroed) {
     return fail(kRuntime, "the benchmark data is still at the edges of " + dev.path +
                               ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
-                              " bs=1M count=4 oflag=direct)");
+                              " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
   }
   if (results->interrupted) {
     return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +
