@@ -59,6 +59,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--no-tune") ok = flag(a.no_tune);
     else if (w == "--apply") ok = flag(a.apply);
     else if (w == "--restore") ok = flag(a.restore);
+    else if (w == "--strict") ok = flag(a.strict);
     else if (w == "--sysfs") ok = value(a.sysfs);
     else if (w == "--procfs") ok = value(a.procfs);
     else if (w == "--mode") ok = value(a.mode);
@@ -112,7 +113,10 @@ device over a sparse file in $TMPDIR, removed however the run ends.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
+  --scheduler --nomerges --cstate_latency_limit_us
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
+--strict (run, tune) refuses, with exit 2 and no change, a plan that falls short of the
+  profile: more jobs than CPUs for hw-queues pinning, a scheduler the device does not offer.
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,
         --version, -h/--help

@@ -22,6 +22,7 @@ struct Args {
   std::string scratch;                    // --scratch SIZE
   bool no_tune = false;
   bool apply = false, restore = false;    // tune --apply / --restore
+  bool strict = false;                    // run/tune: refuse a plan that falls short of the profile
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

@@ -1,6 +1,7 @@
 #include "diskprobe/tuning/advice.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -56,6 +57,32 @@ std::string idle_poll_advice(const Topology& t) {
          cost;
 }
 
+// The idle states a completion may have to wake a CPU from, when the profile does not
+// already disable them.
+std::string cstate_advice(const Topology& t, const JobSpec& spec) {
+  if (spec.host.cstate_latency_limit_us) return "";  // the plan's notes say what is disabled
+  const HostFacts& h = t.host;
+  if (h.cstates.empty()) return "";
+  std::map<int, std::vector<int>> enabled;  // deep state index -> CPUs where it is enabled
+  std::map<int, const CState*> first;
+  for (const auto& c : h.cstates) {
+    if (c.index == 0 || c.disabled) continue;
+    enabled[c.index].push_back(c.cpu);
+    first.emplace(c.index, &c);
+  }
+  if (enabled.empty()) return "";
+  std::string list;
+  for (const auto& [index, cpus] : enabled) {
+    const CState* c = first.at(index);
+    list += (list.empty() ? "" : ", ") + ("state" + std::to_string(index) + " " + c->name + " (exit latency " +
+                                          std::to_string(c->latency_us) + " us, CPU " + format_cpu_list(cpus) + ")");
+  }
+  return "C-states enabled" + (h.cpuidle_driver.empty() ? "" : " (cpuidle driver " + h.cpuidle_driver + ")") +
+         ": " + list +
+         ". To disable them for the run and have them restored afterwards: --cstate_latency_limit_us 0 (the "
+         "AWS io1 guide's `cpupower idle-set -d`).";
+}
+
 }  // namespace
 
 DistroFamily distro_family(const HostFacts& h) {
@@ -104,7 +131,8 @@ std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Pl
                     " cpufreq governor: a clock ramping up adds latency. For the test: "
                     "`sudo cpupower frequency-set -g performance`.");
     }
-    if (!t.scheduler.empty() && t.scheduler != "none") {
+    if (auto c = cstate_advice(t, spec); !c.empty()) out.push_back(c);
+    if (!t.scheduler.empty() && t.scheduler != "none" && spec.host.scheduler.empty()) {
       out.push_back(t.device + " uses the " + t.scheduler +
                     " I/O scheduler, which adds a little to every request; the lowest latency is with none: "
                     "`echo none | sudo tee /sys/block/" +
