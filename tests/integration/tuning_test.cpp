@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "diskprobe/tuning/restore.h"
 #include "harness.h"
@@ -201,4 +204,324 @@ TEST_CASE("hold_cstates keeps /dev/cpu_dma_latency open until restore", "[tuning
   CHECK_FALSE(fs::exists(j.path));
   REQUIRE(guard.restore().ok());
   CHECK_FALSE(holds());
+}
+
+// ---- Through the CLI: `diskprobe run` and `diskprobe tune --apply` on a loop device ----
+//
+// Every diskprobe started here journals to its own file (DISKPROBE_JOURNAL), so a test never
+// meets the journal of a run another user started on this host at the same time.
+
+namespace {
+
+struct Cli {
+  TempJournal j;
+  std::string out() const { return j.dir.string() + "/out"; }
+  std::string err() const { return j.dir.string() + "/err"; }
+
+  // Starts diskprobe with its streams in files; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args) const {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr)) ::_exit(126);
+      std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(DISKPROBE_BIN, argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+  // Runs diskprobe to the end with this journal.
+  testing::CommandResult run(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv{"env", "DISKPROBE_JOURNAL=" + j.path, DISKPROBE_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return testing::run(argv);
+  }
+};
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Polls `ready` for up to 30 s (a loaded 2-CPU machine starts processes slowly); false if the
+// process ended first or the time ran out.
+template <class F>
+bool wait_until(pid_t pid, F ready) {
+  for (int i = 0; i < 3000; ++i) {
+    if (ready()) return true;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return ready();
+    ::usleep(10000);
+  }
+  return false;
+}
+
+std::string queue_attr(const LoopDevice& loop, const std::string& attr) {
+  return "/sys/block/" + loop.name() + "/queue/" + attr;
+}
+
+// The active choice of "none [mq-deadline] kyber".
+std::string active_scheduler(const LoopDevice& loop) {
+  std::string s = testing::read_sysfs(queue_attr(loop, "scheduler"));
+  auto b = s.find('['), e = s.find(']');
+  return b != std::string::npos && e != std::string::npos ? s.substr(b + 1, e - b - 1) : s;
+}
+
+// What the loop device has now, and a different value of each for the run to set.
+struct QueueState {
+  std::string rq_affinity, scheduler, nomerges;
+  bool operator==(const QueueState& o) const {
+    return rq_affinity == o.rq_affinity && scheduler == o.scheduler && nomerges == o.nomerges;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const QueueState& q) {
+  return os << "rq_affinity=" << q.rq_affinity << " scheduler=" << q.scheduler << " nomerges=" << q.nomerges;
+}
+
+QueueState read_state(const LoopDevice& loop) {
+  return {testing::read_sysfs(queue_attr(loop, "rq_affinity")), active_scheduler(loop),
+          testing::read_sysfs(queue_attr(loop, "nomerges"))};
+}
+
+QueueState wanted(const LoopDevice& loop) {
+  QueueState now = read_state(loop);
+  std::string offered = testing::read_sysfs(queue_attr(loop, "scheduler"));
+  std::string sched = now.scheduler == "none" ? "mq-deadline" : "none";
+  if (offered.find(sched) == std::string::npos) sched = now.scheduler;  // only one offered
+  return {now.rq_affinity == "2" ? "1" : "2", sched, now.nomerges == "2" ? "1" : "2"};
+}
+
+std::vector<std::string> run_args(const LoopDevice& loop, const QueueState& w, const std::string& runtime) {
+  return {"run",           "--profile", "essd-plx-latency", loop.name(), "--runtime", runtime,
+          "--rq_affinity", w.rq_affinity, "--scheduler", w.scheduler,    "--nomerges", w.nomerges};
+}
+
+bool holds_cpu_dma_latency(pid_t pid) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code lec;
+    if (fs::read_symlink(e.path(), lec) == kCpuDmaLatency) return true;
+  }
+  return false;
+}
+
+// The kernel's current CPU latency limit (PM QoS): 0 while someone holds C-states off.
+int32_t cpu_latency_limit() {
+  std::ifstream f(kCpuDmaLatency, std::ios::binary);
+  int32_t v = -1;
+  f.read(reinterpret_cast<char*>(&v), sizeof v);
+  return f ? v : -1;
+}
+
+// cpuN/cpuidle/stateK/disable for every state but state0, "" where there is no cpuidle.
+std::map<std::string, std::string> deep_cstates() {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const auto& cpu : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
+    std::string n = cpu.path().filename();
+    if (n.rfind("cpu", 0) != 0 || n.size() < 4 || !std::isdigit(static_cast<unsigned char>(n[3]))) continue;
+    std::error_code ec2;
+    for (const auto& st : fs::directory_iterator(cpu.path() / "cpuidle", ec2)) {
+      std::string s = st.path().filename();
+      if (s.rfind("state", 0) != 0 || s == "state0") continue;
+      out[(st.path() / "disable").string()] = testing::read_sysfs((st.path() / "disable").string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("CLI run sets rq_affinity, scheduler and nomerges and restores them after a normal run",
+          "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  INFO("before: " << before << "; want: " << want);
+  std::vector<std::string> args = run_args(loop, want, "3");
+  args.insert(args.end(), {"--output-format", "json"});
+  pid_t pid = cli.spawn(args);
+  bool seen = wait_until(pid, [&] { return read_state(loop) == want; });
+  int rc = wait_exit(pid);
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(rc == 0);
+  CHECK(seen);  // the run held all three while it measured
+  auto j = nlohmann::json::parse(slurp(cli.out()));
+  std::map<std::string, std::pair<std::string, std::string>> recorded;
+  for (const auto& s : j.at("tuning")) recorded[s["what"]] = {s["old_value"], s["new_value"]};
+  CHECK(recorded[queue_attr(loop, "rq_affinity")] == std::make_pair(before.rq_affinity, want.rq_affinity));
+  CHECK(recorded[queue_attr(loop, "nomerges")] == std::make_pair(before.nomerges, want.nomerges));
+  if (want.scheduler != before.scheduler) {
+    CHECK(recorded[queue_attr(loop, "scheduler")] == std::make_pair(before.scheduler, want.scheduler));
+  }
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nomerges", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  pid_t pid = cli.spawn(run_args(loop, want, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  if (!applied) ::kill(pid, SIGKILL);
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));  // essd-plx-latency holds C-states off
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  int rc = wait_exit(pid);
+  std::string err = slurp(cli.err());
+  INFO("stderr: " << err);
+  CHECK(rc == 1);
+  CHECK(err.find("interrupted by Interrupt: partial results above; every setting was restored") !=
+        std::string::npos);
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  pid_t pid = cli.spawn(run_args(loop, want, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  if (!applied) ::kill(pid, SIGKILL);
+  REQUIRE(applied);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  CHECK(read_state(loop) == want);  // nobody put it back
+  REQUIRE(fs::exists(cli.j.path));
+  CHECK(nlohmann::json::parse(slurp(cli.j.path)).at("pid").get<int>() == pid);
+
+  // A new run refuses to start on top of the killed one's changes.
+  auto refused = cli.run(run_args(loop, want, "1"));
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("run `diskprobe tune --restore` first") != std::string::npos);
+
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("restored " + queue_attr(loop, "rq_affinity") + " to " + before.rq_affinity) !=
+        std::string::npos);
+  CHECK(r.out.find("restored " + queue_attr(loop, "nomerges") + " to " + before.nomerges) != std::string::npos);
+  if (want.scheduler != before.scheduler) {
+    CHECK(r.out.find("restored " + queue_attr(loop, "scheduler") + " to " + before.scheduler) !=
+          std::string::npos);
+  }
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+  auto again = cli.run({"tune", "--restore"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "nothing to restore: no journal at " + cli.j.path + "\n");
+}
+
+TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until Ctrl-C, then releases them",
+          "[tuning][cli]") {
+  if (!fs::exists(kCpuDmaLatency)) {
+    WARN("no /dev/cpu_dma_latency on this kernel: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const auto cstates_before = deep_cstates();
+  const int32_t limit_before = cpu_latency_limit();
+  pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--nomerges", "2", "--cstate_latency_limit_us", "0"});
+  bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  if (!applied) ::kill(pid, SIGKILL);
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));
+  CHECK(cpu_latency_limit() == 0);
+  CHECK(testing::read_sysfs(queue_attr(loop, "nomerges")) == "2");
+  if (cstates_before.empty()) {
+    WARN("this kernel has no cpuidle states: only /dev/cpu_dma_latency is tested");
+    CHECK(slurp(cli.out()).find("no cpuidle states to disable") != std::string::npos);
+  }
+  for (const auto& [path, old] : cstates_before) {
+    INFO(path);
+    CHECK(testing::read_sysfs(path) == "1");
+  }
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  CHECK(wait_exit(pid) == 0);
+  CHECK(slurp(cli.err()).find("diskprobe: settings restored") != std::string::npos);
+  CHECK_FALSE(holds_cpu_dma_latency(pid));
+  // Someone else may hold it too; if nobody did before, nobody does now.
+  if (limit_before != 0) CHECK(cpu_latency_limit() == limit_before);
+  CHECK(deep_cstates() == cstates_before);
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle states back", "[tuning][cli]") {
+  const auto cstates_before = deep_cstates();
+  if (cstates_before.empty()) {
+    WARN("this kernel has no cpuidle states: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--cstate_latency_limit_us", "0"});
+  bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  if (!applied) ::kill(pid, SIGKILL);
+  REQUIRE(applied);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  for (const auto& [path, old] : cstates_before) CHECK(testing::read_sysfs(path) == "1");
+  // The kernel dropped the PM QoS request with the process: nothing to restore there.
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& [path, old] : cstates_before) {
+    CHECK(r.out.find("restored " + path + " to " + old) != std::string::npos);
+  }
+  CHECK(deep_cstates() == cstates_before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI tune --strict refuses a clamped plan with exit 2 and changes nothing", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  unsigned cpus = std::thread::hardware_concurrency();
+  std::string jobs = std::to_string(cpus + 4);
+  auto r = cli.run({"tune", loop.name(), "--apply", "--strict", "--pinning", "hw-queues", "--numjobs", jobs,
+                    "--nomerges", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("diskprobe: error: --strict: numjobs " + jobs + " exceeds the") != std::string::npos);
+  CHECK(r.err.find("nothing was changed") != std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+  // Without --strict the same plan runs with one job per CPU.
+  auto shown = cli.run({"tune", loop.name(), "--pinning", "hw-queues", "--numjobs", jobs, "--json"});
+  REQUIRE(shown.exit_code == 0);
+  auto j = nlohmann::json::parse(shown.out);
+  CHECK(j["plan"]["numjobs"].get<unsigned>() <= cpus);
+  CHECK(j["plan"]["deviations"].size() == 1);
+}
+
+TEST_CASE("CLI tune --json on the captured vda fixture names the request-queue interrupt", "[tuning][cli]") {
+  const std::string f = std::string(DISKPROBE_FIXTURES) + "/tuning/virtio-vda";
+  auto r = testing::run_diskprobe({"--sysfs", f + "/sys", "--procfs", f + "/proc", "tune", "vda", "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["plan"]["pins"].size() == 1);
+  auto irq = j["plan"]["pins"][0]["completion_irq"];
+  CHECK(irq["name"] == "virtio1-req.0");
+  CHECK(irq["irq"] == 36);
+  CHECK(irq["effective_cpu"] == 1);
+  CHECK(j["plan"]["job_cpus"] == nlohmann::json::array({1}));
+  CHECK(j["topology"]["interrupts"][0]["name"] == "virtio1-req.0");
+  CHECK(j["topology"]["interrupts"][0]["kind"] == "queue");
+  CHECK(j["topology"]["interrupts"][1]["name"] == "virtio1-config");
+  CHECK(j["topology"]["interrupts"][1]["kind"] == "config");
+  CHECK(j["topology"]["cpuidle_driver"] == "haltpoll");
 }

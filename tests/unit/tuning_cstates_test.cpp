@@ -456,3 +456,25 @@ TEST_CASE("RestoreGuard never disables state0 and undoes cpuidle changes when a 
   CHECK(g.applied().empty());
   CHECK_FALSE(fs::exists(journal));
 }
+
+TEST_CASE("RestoreGuard refuses a killed run's journal even when its plan changes nothing", "[tuning]") {
+  TempDir tmp;
+  fs::path sys = tmp.path / "sys";
+  put(sys / "block/vdx/queue/rq_affinity", "2\n");  // as the killed run left it
+  std::string journal = (tmp.path / "restore.json").string();
+  put(journal, nlohmann::json({{"pid", 2147483647},
+                               {"started", "2024-05-01T10:00:00Z"},
+                               {"settings",
+                                {{{"path", (sys / "block/vdx/queue/rq_affinity").string()},
+                                  {"old_value", "1"},
+                                  {"new_value", "2"}}}}})
+                   .dump());
+  SysRoot root(sys.string(), (tmp.path / "proc").string());
+  RestoreGuard g(root, journal);
+  Plan p;
+  p.queue = {{"rq_affinity", "2"}};
+  auto st = g.apply("vdx", p);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.error().find("run `diskprobe tune --restore` first") != std::string::npos);
+  CHECK(fs::exists(journal));
+}
