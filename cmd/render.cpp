@@ -200,7 +200,7 @@ std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
     o << "  queue " << q.index << ": CPUs " << tuning::format_cpu_list(q.cpus)
       << (q.polled ? " (poll queue: no interrupt, polled I/O only)" : "") << "\n";
   }
-  o << "interrupts: " << (t.irqs.empty() ? "none" : "") << "\n";
+  o << "interrupts:" << (t.irqs.empty() ? " none" : "") << "\n";
   for (const auto& i : t.irqs) {
     o << "  IRQ " << i.number << " " << i.name << " (" << kind_name(i.kind);
     if (i.hw_queue >= 0) o << ", hardware queue " << i.hw_queue;

@@ -136,7 +136,7 @@ std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Pl
       out.push_back(t.device + " uses the " + t.scheduler +
                     " I/O scheduler, which adds a little to every request; the lowest latency is with none: "
                     "`echo none | sudo tee /sys/block/" +
-                    t.device + "/queue/scheduler` (diskprobe leaves it as it is).");
+                    t.device + "/queue/scheduler`, or `--scheduler none` to set it for the run only.");
     }
   }
   return out;

@@ -525,3 +525,51 @@ TEST_CASE("CLI tune --json on the captured vda fixture names the request-queue i
   CHECK(j["topology"]["interrupts"][1]["kind"] == "config");
   CHECK(j["topology"]["cpuidle_driver"] == "haltpoll");
 }
+
+TEST_CASE("CLI tune reads sysfs and procfs only: it never opens the device", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  if (testing::sh("command -v strace >/dev/null").exit_code != 0) {
+    WARN("strace is not installed: not tested");
+    return;
+  }
+  TempJournal j;
+  std::string trace = j.dir.string() + "/trace";
+  auto r = testing::run({"strace", "-f", "-o", trace, "-e", "trace=open,openat,openat2", DISKPROBE_BIN, "tune",
+                         loop.name(), "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string calls = slurp(trace);
+  CHECK(calls.find("/sys/block/" + loop.name()) != std::string::npos);  // it did read the topology
+  CHECK(calls.find("\"" + loop.path() + "\"") == std::string::npos);
+  CHECK(calls.find("\"/dev/block/") == std::string::npos);
+}
+
+TEST_CASE("CLI tune --json on this machine's vda pins to its request-queue interrupt", "[tuning][cli]") {
+  if (!fs::exists("/sys/block/vda/mq")) {
+    WARN("no virtio-blk vda on this machine: not tested (the virtio-vda fixture test covers it)");
+    return;
+  }
+  auto r = testing::run_diskprobe({"tune", "vda", "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  if (j["topology"]["driver"] != "virtio-blk") {
+    WARN("vda is not virtio-blk here: not tested");
+    return;
+  }
+  REQUIRE(j["plan"]["pins"].size() == 1);
+  auto irq = j["plan"]["pins"][0]["completion_irq"];
+  std::string dev = j["topology"]["driver_device"];
+  CHECK(irq["name"].get<std::string>().rfind(dev + "-req.", 0) == 0);
+  // The same interrupt in the topology is a queue interrupt delivered to the pinned CPU.
+  bool found = false;
+  for (const auto& i : j["topology"]["interrupts"]) {
+    if (i["irq"] != irq["irq"]) continue;
+    found = true;
+    CHECK(i["kind"] == "queue");
+    CHECK(i["effective_affinity"] == nlohmann::json::array({irq["effective_cpu"]}));
+  }
+  CHECK(found);
+  CHECK(testing::read_sysfs("/proc/irq/" + std::to_string(irq["irq"].get<int>()) + "/effective_affinity_list") ==
+        std::to_string(irq["effective_cpu"].get<int>()));
+}
