@@ -55,11 +55,11 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     if (w == "-h" || w == "--help") ok = flag(a.help);
     else if (w == "--version") ok = flag(a.version);
     else if (w == "-v" || w == "--verbose") ok = flag(a.verbose);
+    else if (w == "--strict") ok = flag(a.strict);
     else if (w == "--json") ok = flag(a.json);
     else if (w == "--no-tune") ok = flag(a.no_tune);
     else if (w == "--apply") ok = flag(a.apply);
     else if (w == "--restore") ok = flag(a.restore);
-    else if (w == "--strict") ok = flag(a.strict);
     else if (w == "--sysfs") ok = value(a.sysfs);
     else if (w == "--procfs") ok = value(a.procfs);
     else if (w == "--mode") ok = value(a.mode);
@@ -101,7 +101,11 @@ usage:
                                                    preflight only: exit 0 safe, 3 refused
   diskprobe tune DEVICE [--profile NAME] [OVERRIDES] [--json] [--apply]
                                                    topology, tuning plan and advice; --apply
-                                                   sets it and holds until Ctrl-C, then restores
+                                                   sets it and holds until Ctrl-C, then restores;
+                                                   host OVERRIDES also --scheduler --nomerges
+                                                   --cstate_latency_limit_us; --strict (also for
+                                                   run) refuses, exit 2, a plan short of the
+                                                   profile (numjobs clamped, scheduler missing)
   diskprobe tune --restore                         restore settings a killed run left changed
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
@@ -113,10 +117,7 @@ device over a sparse file in $TMPDIR, removed however the run ends.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
-  --scheduler --nomerges --cstate_latency_limit_us
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
---strict (run, tune) refuses, with exit 2 and no change, a plan that falls short of the
-  profile: more jobs than CPUs for hw-queues pinning, a scheduler the device does not offer.
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,
         --version, -h/--help

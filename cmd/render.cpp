@@ -87,10 +87,6 @@ json spec_json(const JobSpec& s) {
                {"hold_cstates", s.host.hold_cstates},
                {"advise_idle_poll", s.host.advise_idle_poll}};
   host["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
-  host["scheduler"] = s.host.scheduler.empty() ? json(nullptr) : json(s.host.scheduler);
-  host["nomerges"] = s.host.nomerges ? json(*s.host.nomerges) : json(nullptr);
-  host["cstate_latency_limit_us"] =
-      s.host.cstate_latency_limit_us ? json(*s.host.cstate_latency_limit_us) : json(nullptr);
   return {{"name", s.name},
           {"description", s.description},
           {"source", s.source},
@@ -123,11 +119,7 @@ std::string spec_text(const JobSpec& s) {
   if (s.size) o << "  size=" << s.size << " offset=" << s.offset << "\n";
   o << "  host: rq_affinity=" << (s.host.rq_affinity ? std::to_string(*s.host.rq_affinity) : "unchanged")
     << " pinning=" << to_string(s.host.pinning) << " hold_cstates=" << s.host.hold_cstates
-    << " advise_idle_poll=" << s.host.advise_idle_poll;
-  if (!s.host.scheduler.empty()) o << " scheduler=" << s.host.scheduler;
-  if (s.host.nomerges) o << " nomerges=" << *s.host.nomerges;
-  if (s.host.cstate_latency_limit_us) o << " cstate_latency_limit_us=" << *s.host.cstate_latency_limit_us;
-  o << "\n";
+    << " advise_idle_poll=" << s.host.advise_idle_poll << "\n";
   return o.str();
 }
 

@@ -5,13 +5,14 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog-dev
             nlohmann-json3-dev catch2 util-linux)
-# The integration tests put real signatures on loop devices with the real tools (strace:
-# proves `diskprobe tune` never opens the device).
+# The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
-           python3 kmod strace)
+           python3 kmod)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+# strace: the tuning test that proves `diskprobe tune` never opens the device.
+[ "${1:-}" = "--test" ] && want+=(strace)
 
 missing=()
 for p in "${want[@]}"; do
