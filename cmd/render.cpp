@@ -160,7 +160,8 @@ json topology_json(const tuning::Topology& t) {
   return {{"device", t.device},      {"driver", t.driver},
           {"driver_device", t.driver_device}, {"hw_queues", queues},
           {"interrupts", irqs},      {"online_cpus", t.online_cpus},
-          {"scheduler", t.scheduler}, {"cpuidle_driver", t.host.cpuidle_driver},
+          {"scheduler", t.scheduler}, {"nr_requests", t.nr_requests},
+          {"write_cache", t.write_cache}, {"cpuidle_driver", t.host.cpuidle_driver},
           {"cstates", cstates}};
 }
 
@@ -192,6 +193,9 @@ std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
     o << "  queue " << q.index << ": CPUs " << tuning::format_cpu_list(q.cpus)
       << (q.polled ? " (poll queue: no interrupt, polled I/O only)" : "") << "\n";
   }
+  o << "queue: scheduler " << (t.scheduler.empty() ? "unknown" : t.scheduler) << ", nr_requests "
+    << (t.nr_requests < 0 ? std::string("unknown") : std::to_string(t.nr_requests)) << ", write cache "
+    << (t.write_cache.empty() ? "unknown" : t.write_cache) << "\n";
   o << "interrupts:" << (t.irqs.empty() ? " none" : "") << "\n";
   for (const auto& i : t.irqs) {
     o << "  IRQ " << i.number << " " << i.name << " (" << kind_name(i.kind);

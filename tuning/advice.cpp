@@ -83,6 +83,25 @@ std::string cstate_advice(const Topology& t, const JobSpec& spec) {
          "AWS io1 guide's `cpupower idle-set -d`).";
 }
 
+// Requests beyond the tags of the queues in use wait in the kernel for a free tag: latency
+// the run measures that the disk never caused.
+std::string nr_requests_advice(const Topology& t, const JobSpec& spec) {
+  if (t.nr_requests <= 0) return "";
+  size_t queues = 0;
+  for (const auto& q : t.hw_queues) queues += q.polled ? 0 : 1;
+  uint64_t capacity = static_cast<uint64_t>(t.nr_requests) * std::max<size_t>(queues, 1);
+  uint64_t inflight = static_cast<uint64_t>(spec.iodepth) * spec.numjobs;
+  if (inflight <= capacity) return "";
+  uint64_t per_queue = (inflight + std::max<size_t>(queues, 1) - 1) / std::max<size_t>(queues, 1);
+  return std::to_string(inflight) + " I/Os in flight (iodepth " + std::to_string(spec.iodepth) + " x " +
+         std::to_string(spec.numjobs) + " jobs) but " + t.device + " has nr_requests " +
+         std::to_string(t.nr_requests) + " per hardware queue x " + std::to_string(std::max<size_t>(queues, 1)) +
+         ": the rest wait in the kernel for a tag, which the latency includes and the disk never sees. For "
+         "the test: `echo " +
+         std::to_string(per_queue) + " | sudo tee /sys/block/" + t.device +
+         "/queue/nr_requests` (the driver may cap it; put back " + std::to_string(t.nr_requests) + " afterwards).";
+}
+
 }  // namespace
 
 DistroFamily distro_family(const HostFacts& h) {
@@ -116,6 +135,8 @@ std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Pl
         "`sudo systemctl stop irqbalance` and start it again afterwards with "
         "`sudo systemctl start irqbalance`.");
   }
+
+  if (auto n = nr_requests_advice(t, spec); !n.empty()) out.push_back(n);
 
   if (spec.host.advise_idle_poll) {
     std::vector<int> slow;

@@ -400,6 +400,10 @@ Result<Topology> read_topology(const SysRoot& root, const BlockDevice& dev) {
       t.schedulers.push_back(w);
     }
   }
+  if (auto nr = root.read_sys("block/" + t.device + "/queue/nr_requests")) {
+    if (auto n = to_int(*nr)) t.nr_requests = *n;
+  }
+  if (auto wc = root.read_sys("block/" + t.device + "/queue/write_cache")) t.write_cache = *wc;
   mark_poll_queues(t);
   t.host = read_host_facts(root, default_os_release_path(root));
   for (int cpu : t.online_cpus) {

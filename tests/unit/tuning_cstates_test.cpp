@@ -478,3 +478,29 @@ TEST_CASE("RestoreGuard refuses a killed run's journal even when its plan change
   CHECK(st.error().find("run `diskprobe tune --restore` first") != std::string::npos);
   CHECK(fs::exists(journal));
 }
+
+TEST_CASE("nr_requests and write cache are read; too few tags for the I/Os in flight is advised",
+          "[tuning]") {
+  Topology t = topo_of("virtio-vda", "vda");
+  CHECK(t.nr_requests == 256);
+  CHECK(t.write_cache == "write back");
+  JobSpec iops = spec_with(PinPolicy::None, 64);
+  iops.iodepth = 64;  // essd-plx-iops: 4096 in flight on one queue of 256 tags
+  Plan p = make_plan(t, iops);
+  REQUIRE(p.advice.size() == 1);
+  CHECK(p.advice[0] ==
+        "4096 I/Os in flight (iodepth 64 x 64 jobs) but vda has nr_requests 256 per hardware queue x 1: the rest "
+        "wait in the kernel for a tag, which the latency includes and the disk never sees. For the test: `echo "
+        "4096 | sudo tee /sys/block/vda/queue/nr_requests` (the driver may cap it; put back 256 afterwards).");
+  iops.numjobs = 4;  // 256 in flight: fits
+  CHECK_FALSE(any_contains(make_plan(t, iops).advice, "nr_requests"));
+  // NVMe: 4 interrupt-driven queues of 1023 tags; the poll queues do not count.
+  Topology nv = topo_of("nvme-poll-queues", "nvme0n1");
+  CHECK(nv.write_cache == "write through");
+  JobSpec big = spec_with(PinPolicy::None, 64);
+  big.iodepth = 128;
+  CHECK(any_contains(make_plan(nv, big).advice, "nr_requests 1023 per hardware queue x 4"));
+  big.iodepth = 63;
+  CHECK_FALSE(any_contains(make_plan(nv, big).advice, "nr_requests"));
+  CHECK(topo_of("scsi-virtio", "sda").write_cache.empty());
+}
