@@ -111,8 +111,9 @@ void plan_irq(const Topology& t, unsigned jobs, Plan& p) {
 // and the queue order of the shell glob, which sorts names as text (mq/10 before mq/2).
 // Changed: CPU 0 (the entry the seed cuts: mq/0 always holds it) is dropped wherever it
 // is, and used last when the jobs outnumber the other CPUs rather than doubling up; no
-// cap at 9 CPUs per queue (the loop bound); offline CPUs are left out; and too many jobs
-// warn and reuse CPUs round-robin where the script exits.
+// cap at 9 CPUs per queue (the loop bound); offline CPUs and NVMe poll queues are left
+// out; and too many jobs are clamped to one job per CPU, with a warning (an error with
+// --strict), where the script cuts its list short and lets fio double up.
 std::vector<int> hw_queue_order(const Topology& t, std::vector<int>* queue_of) {
   std::vector<const HwQueue*> queues;
   for (const auto& q : t.hw_queues) {
@@ -224,7 +225,7 @@ void plan_cstates(const Topology& t, unsigned limit_us, Plan& p) {
         "x86), which sysfs cannot turn off; only idle=poll on the kernel command line avoids it");
     return;
   }
-  std::vector<std::string> named;  // "state1 (haltpoll idle, 1 us) on CPUs 0-1"
+  std::vector<std::string> named;  // "state1 (haltpoll idle, exit latency 1 us) on CPU 0-1"
   std::vector<std::string> already;
   std::map<int, std::vector<int>> cpus_of;
   std::map<int, const CState*> first_of;

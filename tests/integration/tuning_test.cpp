@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -241,6 +242,14 @@ struct Cli {
   }
 };
 
+// A child that did not get where the test expected: killed, reaped, and whatever it
+// changed put back from its journal, so a failing test leaves the host as it found it.
+void abandon(pid_t pid, const Cli& cli) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  cli.run({"tune", "--restore"});
+}
+
 int wait_exit(pid_t pid) {
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
@@ -253,8 +262,10 @@ template <class F>
 bool wait_until(pid_t pid, F ready) {
   for (int i = 0; i < 3000; ++i) {
     if (ready()) return true;
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return ready();
+    siginfo_t info{};  // WNOWAIT: wait_exit() still reaps it and reads its status
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      return ready();
+    }
     ::usleep(10000);
   }
   return false;
@@ -370,7 +381,7 @@ TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nom
   const QueueState want = wanted(loop);
   pid_t pid = cli.spawn(run_args(loop, want, "120"));
   bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
-  if (!applied) ::kill(pid, SIGKILL);
+  if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   CHECK(holds_cpu_dma_latency(pid));  // essd-plx-latency holds C-states off
   REQUIRE(::kill(pid, SIGINT) == 0);
@@ -391,7 +402,7 @@ TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`",
   const QueueState want = wanted(loop);
   pid_t pid = cli.spawn(run_args(loop, want, "120"));
   bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
-  if (!applied) ::kill(pid, SIGKILL);
+  if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   CHECK(wait_exit(pid) == 128 + SIGKILL);
@@ -434,7 +445,7 @@ TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until 
   const int32_t limit_before = cpu_latency_limit();
   pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--nomerges", "2", "--cstate_latency_limit_us", "0"});
   bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
-  if (!applied) ::kill(pid, SIGKILL);
+  if (!applied) abandon(pid, cli);
   INFO("stderr: " << slurp(cli.err()));
   REQUIRE(applied);
   CHECK(holds_cpu_dma_latency(pid));
@@ -469,7 +480,7 @@ TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle sta
   Cli cli;
   pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--cstate_latency_limit_us", "0"});
   bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
-  if (!applied) ::kill(pid, SIGKILL);
+  if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   CHECK(wait_exit(pid) == 128 + SIGKILL);
@@ -534,8 +545,12 @@ TEST_CASE("CLI tune reads sysfs and procfs only: it never opens the device", "[t
   }
   TempJournal j;
   std::string trace = j.dir.string() + "/trace";
-  auto r = testing::run({"strace", "-f", "-o", trace, "-e", "trace=open,openat,openat2", DISKPROBE_BIN, "tune",
-                         loop.name(), "--json"});
+  // LeakSanitizer cannot run under ptrace: an ASan build is traced with it off.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::string asan_options = "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
+                             "detect_leaks=0";
+  auto r = testing::run({"strace", "-f", "-o", trace, "-E", asan_options, "-e", "trace=open,openat,openat2",
+                         DISKPROBE_BIN, "tune", loop.name(), "--json"});
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   std::string calls = slurp(trace);
