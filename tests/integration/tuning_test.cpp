@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -230,6 +231,21 @@ struct Cli {
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
       ::execv(DISKPROBE_BIN, argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+  // Starts any command (argv[0] looked up in PATH) the same way.
+  pid_t spawn_cmd(const std::vector<std::string>& cmd) const {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr)) ::_exit(126);
+      std::vector<char*> argv;
+      for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
       ::_exit(127);
     }
     return pid;
@@ -587,4 +603,61 @@ TEST_CASE("CLI tune --json on this machine's vda pins to its request-queue inter
   CHECK(found);
   CHECK(testing::read_sysfs("/proc/irq/" + std::to_string(irq["irq"].get<int>()) + "/effective_affinity_list") ==
         std::to_string(irq["effective_cpu"].get<int>()));
+}
+
+TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before it exits", "[tuning][cli]") {
+  if (!fs::exists(kCpuDmaLatency) || testing::sh("command -v strace >/dev/null").exit_code != 0) {
+    WARN("no /dev/cpu_dma_latency or no strace: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  std::string trace = cli.j.dir.string() + "/trace";
+  const char* asan = std::getenv("ASAN_OPTIONS");  // LeakSanitizer cannot run under ptrace
+  std::string asan_options = "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
+                             "detect_leaks=0";
+  pid_t tracer = cli.spawn_cmd({"strace", "-f", "-o", trace, "-E", asan_options, "-e",
+                                "trace=open,openat,close,exit_group", DISKPROBE_BIN, "tune", loop.name(), "--apply"});
+  // diskprobe is the child of strace that runs diskprobe (strace forks short-lived probes
+  // of the kernel's ptrace features first).
+  pid_t pid = -1;
+  bool applied = wait_until(tracer, [&] {
+    if (pid < 0) {
+      std::istringstream kids(testing::read_sysfs("/proc/" + std::to_string(tracer) + "/task/" +
+                                                  std::to_string(tracer) + "/children"));
+      for (pid_t k; kids >> k;) {
+        if (testing::read_sysfs("/proc/" + std::to_string(k) + "/comm") == "diskprobe") pid = k;
+      }
+    }
+    return pid > 0 && slurp(cli.err()).find("settings applied") != std::string::npos;
+  });
+  if (!applied) {
+    if (pid > 0) ::kill(pid, SIGKILL);
+    abandon(tracer, cli);
+  }
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));  // before Ctrl-C
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  CHECK(wait_exit(tracer) == 0);  // strace exits with its tracee's status
+  CHECK(slurp(cli.err()).find("diskprobe: settings restored") != std::string::npos);
+  // After Ctrl-C: the process closed the descriptor itself (RestoreGuard::restore), not the
+  // kernel at exit.
+  std::string calls = slurp(trace);
+  std::smatch opening;
+  REQUIRE(std::regex_search(calls, opening, std::regex("openat\\(AT_FDCWD, \"/dev/cpu_dma_latency\", [^)]*\\) = ([0-9]+)")));
+  std::string fd = opening[1];
+  size_t opened = static_cast<size_t>(opening.position(0));
+  // fd stays taken while held, so the first close(fd) after the open is this one.
+  std::smatch closing;
+  std::string after = calls.substr(opened);
+  size_t closed = std::regex_search(after, closing, std::regex("close\\(" + fd + "\\)\\s+= 0"))
+                      ? opened + static_cast<size_t>(closing.position(0))
+                      : std::string::npos;
+  size_t exited = calls.find("exit_group(", opened);
+  INFO(calls.substr(opened));
+  CHECK(closed != std::string::npos);
+  CHECK(exited != std::string::npos);
+  CHECK(closed < exited);
+  CHECK_FALSE(fs::exists(cli.j.path));
 }
