@@ -74,8 +74,9 @@ std::string cstate_advice(const Topology& t, const JobSpec& spec) {
   std::string list;
   for (const auto& [index, cpus] : enabled) {
     const CState* c = first.at(index);
-    list += (list.empty() ? "" : ", ") + ("state" + std::to_string(index) + " " + c->name + " (exit latency " +
-                                          std::to_string(c->latency_us) + " us, CPU " + format_cpu_list(cpus) + ")");
+    list += (list.empty() ? "" : ", ") +
+            ("state" + std::to_string(index) + " " + c->name + " (exit latency " +
+             std::to_string(c->latency_us) + " us, CPU " + format_cpu_list(cpus) + ")");
   }
   return "C-states enabled" + (h.cpuidle_driver.empty() ? "" : " (cpuidle driver " + h.cpuidle_driver + ")") +
          ": " + list +
@@ -95,11 +96,13 @@ std::string nr_requests_advice(const Topology& t, const JobSpec& spec) {
   uint64_t per_queue = (inflight + std::max<size_t>(queues, 1) - 1) / std::max<size_t>(queues, 1);
   return std::to_string(inflight) + " I/Os in flight (iodepth " + std::to_string(spec.iodepth) + " x " +
          std::to_string(spec.numjobs) + " jobs) but " + t.device + " has nr_requests " +
-         std::to_string(t.nr_requests) + " per hardware queue x " + std::to_string(std::max<size_t>(queues, 1)) +
+         std::to_string(t.nr_requests) + " per hardware queue x " +
+         std::to_string(std::max<size_t>(queues, 1)) +
          ": the rest wait in the kernel for a tag, which the latency includes and the disk never sees. For "
          "the test: `echo " +
          std::to_string(per_queue) + " | sudo tee /sys/block/" + t.device +
-         "/queue/nr_requests` (the driver may cap it; put back " + std::to_string(t.nr_requests) + " afterwards).";
+         "/queue/nr_requests` (the driver may cap it; put back " + std::to_string(t.nr_requests) +
+         " afterwards).";
 }
 
 }  // namespace

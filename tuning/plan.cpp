@@ -157,7 +157,8 @@ void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
     // Bio-based devices (dm, md, zram) have no mq/ directory: spread over online CPUs.
     order = t.online_cpus;
     queue_of.assign(order.size(), -1);
-    p.notes.push_back(t.device + " has no hardware queues (a bio-based device): spreading over the online CPUs");
+    p.notes.push_back(t.device +
+                      " has no hardware queues (a bio-based device): spreading over the online CPUs");
     source = "the online CPUs";
   }
   if (order.empty()) {
@@ -179,9 +180,9 @@ void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
   }
   if (jobs > order.size()) {
     // Two jobs on one CPU measure the CPU, not the disk: run one job per CPU instead.
-    p.deviations.push_back("numjobs " + std::to_string(jobs) + " exceeds the " + std::to_string(order.size()) +
-                           " CPU(s) available (" + source + "): clamped to " + std::to_string(order.size()) +
-                           " job(s), one per CPU");
+    p.deviations.push_back("numjobs " + std::to_string(jobs) + " exceeds the " +
+                           std::to_string(order.size()) + " CPU(s) available (" + source + "): clamped to " +
+                           std::to_string(order.size()) + " job(s), one per CPU");
     p.notes.push_back("warning: " + p.deviations.back() + " (--strict refuses instead)");
     jobs = static_cast<unsigned>(order.size());
     p.numjobs = jobs;
@@ -243,8 +244,8 @@ void plan_cstates(const Topology& t, unsigned limit_us, Plan& p) {
   }
   auto describe = [&](int index, const std::vector<int>& cpus) {
     const CState* c = first_of.at(index);
-    return "state" + std::to_string(index) + " (" + c->name + ", exit latency " + std::to_string(c->latency_us) +
-           " us) on CPU " + format_cpu_list(cpus);
+    return "state" + std::to_string(index) + " (" + c->name + ", exit latency " +
+           std::to_string(c->latency_us) + " us) on CPU " + format_cpu_list(cpus);
   };
   for (const auto& [index, cpus] : cpus_of) named.push_back(describe(index, cpus));
   for (const auto& [index, cpus] : already_of) already.push_back(describe(index, cpus));
@@ -255,8 +256,8 @@ void plan_cstates(const Topology& t, unsigned limit_us, Plan& p) {
     return;
   }
   if (!named.empty()) {
-    std::string n = "disable cpuidle " + join_strings(named) + ": " + limit + driver +
-                    "; restored when the run ends";
+    std::string n =
+        "disable cpuidle " + join_strings(named) + ": " + limit + driver + "; restored when the run ends";
     p.notes.push_back(n);
   }
   if (!already.empty()) p.notes.push_back("already disabled: cpuidle " + join_strings(already));

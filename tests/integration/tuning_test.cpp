@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -226,7 +226,8 @@ struct Cli {
     REQUIRE(pid >= 0);
     if (pid == 0) {
       ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
-      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr)) ::_exit(126);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr))
+        ::_exit(126);
       std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -241,7 +242,8 @@ struct Cli {
     REQUIRE(pid >= 0);
     if (pid == 0) {
       ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
-      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr)) ::_exit(126);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr))
+        ::_exit(126);
       std::vector<char*> argv;
       for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -279,7 +281,8 @@ bool wait_until(pid_t pid, F ready) {
   for (int i = 0; i < 3000; ++i) {
     if (ready()) return true;
     siginfo_t info{};  // WNOWAIT: wait_exit() still reaps it and reads its status
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid) {
       return ready();
     }
     ::usleep(10000);
@@ -323,8 +326,8 @@ QueueState wanted(const LoopDevice& loop) {
 }
 
 std::vector<std::string> run_args(const LoopDevice& loop, const QueueState& w, const std::string& runtime) {
-  return {"run",           "--profile", "essd-plx-latency", loop.name(), "--runtime", runtime,
-          "--rq_affinity", w.rq_affinity, "--scheduler", w.scheduler,    "--nomerges", w.nomerges};
+  return {"run",           "--profile",   "essd-plx-latency", loop.name(), "--runtime",  runtime,
+          "--rq_affinity", w.rq_affinity, "--scheduler",      w.scheduler, "--nomerges", w.nomerges};
 }
 
 bool holds_cpu_dma_latency(pid_t pid) {
@@ -436,7 +439,8 @@ TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`",
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("restored " + queue_attr(loop, "rq_affinity") + " to " + before.rq_affinity) !=
         std::string::npos);
-  CHECK(r.out.find("restored " + queue_attr(loop, "nomerges") + " to " + before.nomerges) != std::string::npos);
+  CHECK(r.out.find("restored " + queue_attr(loop, "nomerges") + " to " + before.nomerges) !=
+        std::string::npos);
   if (want.scheduler != before.scheduler) {
     CHECK(r.out.find("restored " + queue_attr(loop, "scheduler") + " to " + before.scheduler) !=
           std::string::npos);
@@ -459,8 +463,10 @@ TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until 
   const QueueState before = read_state(loop);
   const auto cstates_before = deep_cstates();
   const int32_t limit_before = cpu_latency_limit();
-  pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--nomerges", "2", "--cstate_latency_limit_us", "0"});
-  bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  pid_t pid =
+      cli.spawn({"tune", loop.name(), "--apply", "--nomerges", "2", "--cstate_latency_limit_us", "0"});
+  bool applied =
+      wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
   if (!applied) abandon(pid, cli);
   INFO("stderr: " << slurp(cli.err()));
   REQUIRE(applied);
@@ -495,7 +501,8 @@ TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle sta
   LoopDevice loop = testing::make_loop(64ull << 20);
   Cli cli;
   pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--cstate_latency_limit_us", "0"});
-  bool applied = wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  bool applied =
+      wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
   if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   REQUIRE(::kill(pid, SIGKILL) == 0);
@@ -563,8 +570,8 @@ TEST_CASE("CLI tune reads sysfs and procfs only: it never opens the device", "[t
   std::string trace = j.dir.string() + "/trace";
   // LeakSanitizer cannot run under ptrace: an ASan build is traced with it off.
   const char* asan = std::getenv("ASAN_OPTIONS");
-  std::string asan_options = "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
-                             "detect_leaks=0";
+  std::string asan_options =
+      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
   auto r = testing::run({"strace", "-f", "-o", trace, "-E", asan_options, "-e", "trace=open,openat,openat2",
                          DISKPROBE_BIN, "tune", loop.name(), "--json"});
   INFO("stderr: " << r.err);
@@ -601,8 +608,8 @@ TEST_CASE("CLI tune --json on this machine's vda pins to its request-queue inter
     CHECK(i["effective_affinity"] == nlohmann::json::array({irq["effective_cpu"]}));
   }
   CHECK(found);
-  CHECK(testing::read_sysfs("/proc/irq/" + std::to_string(irq["irq"].get<int>()) + "/effective_affinity_list") ==
-        std::to_string(irq["effective_cpu"].get<int>()));
+  CHECK(testing::read_sysfs("/proc/irq/" + std::to_string(irq["irq"].get<int>()) +
+                            "/effective_affinity_list") == std::to_string(irq["effective_cpu"].get<int>()));
 }
 
 TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before it exits", "[tuning][cli]") {
@@ -614,10 +621,11 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
   Cli cli;
   std::string trace = cli.j.dir.string() + "/trace";
   const char* asan = std::getenv("ASAN_OPTIONS");  // LeakSanitizer cannot run under ptrace
-  std::string asan_options = "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
-                             "detect_leaks=0";
-  pid_t tracer = cli.spawn_cmd({"strace", "-f", "-o", trace, "-E", asan_options, "-e",
-                                "trace=open,openat,close,exit_group", DISKPROBE_BIN, "tune", loop.name(), "--apply"});
+  std::string asan_options =
+      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
+  pid_t tracer =
+      cli.spawn_cmd({"strace", "-f", "-o", trace, "-E", asan_options, "-e",
+                     "trace=open,openat,close,exit_group", DISKPROBE_BIN, "tune", loop.name(), "--apply"});
   // diskprobe is the child of strace that runs diskprobe (strace forks short-lived probes
   // of the kernel's ptrace features first).
   pid_t pid = -1;
@@ -645,7 +653,8 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
   // kernel at exit.
   std::string calls = slurp(trace);
   std::smatch opening;
-  REQUIRE(std::regex_search(calls, opening, std::regex("openat\\(AT_FDCWD, \"/dev/cpu_dma_latency\", [^)]*\\) = ([0-9]+)")));
+  REQUIRE(std::regex_search(calls, opening,
+                            std::regex("openat\\(AT_FDCWD, \"/dev/cpu_dma_latency\", [^)]*\\) = ([0-9]+)")));
   std::string fd = opening[1];
   size_t opened = static_cast<size_t>(opening.position(0));
   // fd stays taken while held, so the first close(fd) after the open is this one.

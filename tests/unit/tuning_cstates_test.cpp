@@ -147,9 +147,10 @@ TEST_CASE("C-state limit 0 disables every state but state0 on every CPU (AWS io1
   CHECK(p.disable_cstates[0].latency_us == 1);
   CHECK(p.disable_cstates[1].cpu == 1);
   CHECK(p.disable_cstates[1].state == 1);
-  CHECK(any_contains(p.notes,
-                     "disable cpuidle state1 (haltpoll idle, exit latency 1 us) on CPU 0-1: exit latency above 0 us "
-                     "(cpuidle driver haltpoll); restored when the run ends"));
+  CHECK(any_contains(
+      p.notes,
+      "disable cpuidle state1 (haltpoll idle, exit latency 1 us) on CPU 0-1: exit latency above 0 us "
+      "(cpuidle driver haltpoll); restored when the run ends"));
   CHECK(p.deviations.empty());
   // The plan disables them, so the advice does not ask for it again.
   CHECK_FALSE(any_contains(p.advice, "C-states enabled"));
@@ -163,9 +164,10 @@ TEST_CASE("C-state limit 0 disables every state but state0 on every CPU (AWS io1
 TEST_CASE("latency advice lists the enabled C-states and their exit latencies", "[tuning][cstates]") {
   Plan p = make_plan(topo_of("virtio-vda", "vda"), latency_spec());
   CHECK(p.disable_cstates.empty());  // not asked for
-  CHECK(any_contains(p.advice,
-                     "C-states enabled (cpuidle driver haltpoll): state1 haltpoll idle (exit latency 1 us, CPU 0-1). "
-                     "To disable them for the run and have them restored afterwards: --cstate_latency_limit_us 0"));
+  CHECK(any_contains(
+      p.advice,
+      "C-states enabled (cpuidle driver haltpoll): state1 haltpoll idle (exit latency 1 us, CPU 0-1). "
+      "To disable them for the run and have them restored afterwards: --cstate_latency_limit_us 0"));
 }
 
 TEST_CASE("without cpuidle the plan says so instead of pretending", "[tuning][cstates]") {
@@ -176,8 +178,9 @@ TEST_CASE("without cpuidle the plan says so instead of pretending", "[tuning][cs
   s.host.cstate_latency_limit_us = 0;
   Plan p = make_plan(t, s);
   CHECK(p.disable_cstates.empty());
-  CHECK(any_contains(p.notes, "no cpuidle states to disable: this kernel has no cpuidle driver (no "
-                              "/sys/devices/system/cpu/cpu0/cpuidle)"));
+  CHECK(any_contains(p.notes,
+                     "no cpuidle states to disable: this kernel has no cpuidle driver (no "
+                     "/sys/devices/system/cpu/cpu0/cpuidle)"));
   CHECK(any_contains(p.notes, "only idle=poll on the kernel command line avoids it"));
 }
 
@@ -235,8 +238,9 @@ TEST_CASE("NVMe poll queues: irq plan skips the admin queue, hw-queues plan skip
   Plan hw3 = make_plan(t, spec_with(PinPolicy::HwQueues, 3));
   CHECK(hw3.cpus == std::vector<int>{1, 2, 3});
   CHECK(join(hw3.cpus) == test100w_pipeline(dir, 3));  // the poll queues do not matter yet
-  CHECK(any_contains(hw3.notes, "left out nvme0n1's poll queue(s) 4,5: they have no interrupt and take only "
-                                "polled I/O"));
+  CHECK(any_contains(hw3.notes,
+                     "left out nvme0n1's poll queue(s) 4,5: they have no interrupt and take only "
+                     "polled I/O"));
   // Past the default queues the shell reads the poll queues' cpu_list and doubles CPU 2 up
   // on a "queue" ordinary I/O never reaches; diskprobe clamps to the 4 CPUs instead.
   CHECK(test100w_pipeline(dir, 5) == "1,2,3,0,2");
@@ -262,16 +266,18 @@ TEST_CASE("intel_idle C-states: a 10 us limit disables only C6, and not where it
     CHECK(p.disable_cstates[cpu].name == "C6");
     CHECK(p.disable_cstates[cpu].latency_us == 133);
   }
-  CHECK(any_contains(p.notes, "disable cpuidle state3 (C6, exit latency 133 us) on CPU 0-2: exit latency above "
-                              "10 us (cpuidle driver intel_idle)"));
+  CHECK(any_contains(p.notes,
+                     "disable cpuidle state3 (C6, exit latency 133 us) on CPU 0-2: exit latency above "
+                     "10 us (cpuidle driver intel_idle)"));
   CHECK(any_contains(p.notes, "already disabled: cpuidle state3 (C6, exit latency 133 us) on CPU 3"));
 
   s.host.cstate_latency_limit_us = 0;
   Plan all = make_plan(t, s);
   CHECK(all.disable_cstates.size() == 11);  // C1, C1E, C6 on 4 CPUs, less CPU 3's C6
   for (const auto& c : all.disable_cstates) CHECK(c.state != 0);
-  CHECK(any_contains(all.notes, "disable cpuidle state1 (C1, exit latency 2 us) on CPU 0-3; state2 (C1E, exit "
-                                "latency 10 us) on CPU 0-3; state3 (C6, exit latency 133 us) on CPU 0-2"));
+  CHECK(any_contains(all.notes,
+                     "disable cpuidle state1 (C1, exit latency 2 us) on CPU 0-3; state2 (C1E, exit "
+                     "latency 10 us) on CPU 0-3; state3 (C6, exit latency 133 us) on CPU 0-2"));
 }
 
 // ---- a SCSI disk (virtio-scsi) ----
@@ -326,8 +332,7 @@ TEST_CASE("virtio-scsi plans: irq on the request queue's CPU, hw-queues as test1
 
 // ---- scheduler and nomerges wishes ----
 
-TEST_CASE("scheduler and nomerges become queue settings; an unoffered scheduler is a deviation",
-          "[tuning]") {
+TEST_CASE("scheduler and nomerges become queue settings; an unoffered scheduler is a deviation", "[tuning]") {
   Topology t = topo_of("scsi-virtio", "sda");
   JobSpec s = spec_with(PinPolicy::None, 1);
   s.host.scheduler = "none";
@@ -346,8 +351,9 @@ TEST_CASE("scheduler and nomerges become queue settings; an unoffered scheduler 
   REQUIRE(bfq.queue.size() == 1);
   CHECK(bfq.queue[0].attribute == "nomerges");
   REQUIRE(bfq.deviations.size() == 1);
-  CHECK(bfq.deviations[0] ==
-        "scheduler bfq not set: nvme0n1 offers only none, mq-deadline (load its module, e.g. `modprobe bfq`)");
+  CHECK(
+      bfq.deviations[0] ==
+      "scheduler bfq not set: nvme0n1 offers only none, mq-deadline (load its module, e.g. `modprobe bfq`)");
   CHECK(any_contains(bfq.notes, "warning: scheduler bfq not set"));
 }
 
@@ -361,15 +367,15 @@ TEST_CASE("profile host keys scheduler, nomerges and cstate_latency_limit_us par
   CHECK(spec->host.scheduler == "none");
   CHECK(spec->host.nomerges == 2);
   CHECK(spec->host.cstate_latency_limit_us == 0u);
-  REQUIRE(profiles::apply_overrides(*spec, {{"scheduler", "mq-deadline"}, {"nomerges", "1"},
-                                            {"cstate_latency_limit_us", "20"}})
+  REQUIRE(profiles::apply_overrides(
+              *spec, {{"scheduler", "mq-deadline"}, {"nomerges", "1"}, {"cstate_latency_limit_us", "20"}})
               .ok());
   CHECK(spec->host.scheduler == "mq-deadline");
   CHECK(spec->host.nomerges == 1);
   CHECK(spec->host.cstate_latency_limit_us == 20u);
 
-  auto bad = profiles::apply_overrides(*spec, {{"scheduler", "../none"}, {"nomerges", "3"},
-                                               {"cstate_latency_limit_us", "-1"}});
+  auto bad = profiles::apply_overrides(
+      *spec, {{"scheduler", "../none"}, {"nomerges", "3"}, {"cstate_latency_limit_us", "-1"}});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().find("--scheduler ../none: use an I/O scheduler name") != std::string::npos);
   CHECK(bad.error().find("--nomerges 3: use 0, 1 or 2") != std::string::npos);
@@ -393,7 +399,8 @@ TEST_CASE("RestoreGuard disables cpuidle states, journals them and restores them
   std::string journal = (tmp.path / "run/diskprobe/restore.json").string();
   SysRoot root(sys.string(), (tmp.path / "proc").string());
   auto disable_of = [&](int cpu) {
-    return trim(slurp((sys / ("devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state1/disable")).string()));
+    return trim(
+        slurp((sys / ("devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state1/disable")).string()));
   };
   Plan p;
   p.disable_cstates = {{0, 1, "haltpoll idle", 1}, {1, 1, "haltpoll idle", 1}};
@@ -451,7 +458,8 @@ TEST_CASE("RestoreGuard never disables state0 and undoes cpuidle changes when a 
   missing.disable_cstates = {{0, 1, "C1", 2}, {5, 1, "C1", 2}};  // cpu5 does not exist
   st = g.apply("vdx", missing);
   REQUIRE_FALSE(st.ok());
-  CHECK(st.error().find(root.sys_path("devices/system/cpu/cpu5/cpuidle/state1/disable")) != std::string::npos);
+  CHECK(st.error().find(root.sys_path("devices/system/cpu/cpu5/cpuidle/state1/disable")) !=
+        std::string::npos);
   CHECK(trim(slurp((sys / "devices/system/cpu/cpu0/cpuidle/state1/disable").string())) == "0");
   CHECK(g.applied().empty());
   CHECK_FALSE(fs::exists(journal));
@@ -488,10 +496,12 @@ TEST_CASE("nr_requests and write cache are read; too few tags for the I/Os in fl
   iops.iodepth = 64;  // essd-plx-iops: 4096 in flight on one queue of 256 tags
   Plan p = make_plan(t, iops);
   REQUIRE(p.advice.size() == 1);
-  CHECK(p.advice[0] ==
-        "4096 I/Os in flight (iodepth 64 x 64 jobs) but vda has nr_requests 256 per hardware queue x 1: the rest "
-        "wait in the kernel for a tag, which the latency includes and the disk never sees. For the test: `echo "
-        "4096 | sudo tee /sys/block/vda/queue/nr_requests` (the driver may cap it; put back 256 afterwards).");
+  CHECK(
+      p.advice[0] ==
+      "4096 I/Os in flight (iodepth 64 x 64 jobs) but vda has nr_requests 256 per hardware queue x 1: the "
+      "rest "
+      "wait in the kernel for a tag, which the latency includes and the disk never sees. For the test: `echo "
+      "4096 | sudo tee /sys/block/vda/queue/nr_requests` (the driver may cap it; put back 256 afterwards).");
   iops.numjobs = 4;  // 256 in flight: fits
   CHECK_FALSE(any_contains(make_plan(t, iops).advice, "nr_requests"));
   // NVMe: 4 interrupt-driven queues of 1023 tags; the poll queues do not count.

@@ -38,8 +38,8 @@ struct Plan {
   std::vector<Pin> pins;            // the pinned jobs, with their queue and interrupt
   std::vector<QueueSetting> queue;  // set on /sys/block/<disk>/queue/
   std::vector<CStateSetting> disable_cstates;
-  bool hold_cstates = false;        // hold /dev/cpu_dma_latency at 0
-  std::vector<std::string> notes;   // why the plan is what it is
+  bool hold_cstates = false;       // hold /dev/cpu_dma_latency at 0
+  std::vector<std::string> notes;  // why the plan is what it is
   // Where the plan falls short of what the profile asks (also in notes, as "warning: ...");
   // `--strict` refuses to run such a plan.
   std::vector<std::string> deviations;

@@ -63,7 +63,7 @@ struct Topology {
   std::vector<HwQueue> hw_queues;  // by index
   std::vector<Irq> irqs;           // Queue irqs first, by hw_queue
   std::vector<int> online_cpus;
-  std::string scheduler;  // active I/O scheduler, "" when unknown
+  std::string scheduler;                // active I/O scheduler, "" when unknown
   std::vector<std::string> schedulers;  // every scheduler queue/scheduler offers
   int nr_requests = -1;                 // queue/nr_requests: tags per hardware queue; -1 unknown
   std::string write_cache;              // queue/write_cache: "write back", "write through", ""
