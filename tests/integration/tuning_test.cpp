@@ -639,15 +639,26 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
     }
     return pid > 0 && slurp(cli.err()).find("settings applied") != std::string::npos;
   });
-  if (!applied) {
-    if (pid > 0) ::kill(pid, SIGKILL);
-    abandon(tracer, cli);
-  }
+  // However the test ends, no traced diskprobe is left holding settings (killing strace
+  // alone would detach it and leave it running).
+  struct Reaper {
+    const Cli& cli;
+    pid_t tracer;
+    pid_t& pid;
+    bool done = false;
+    ~Reaper() {
+      if (done) return;
+      if (pid > 0) ::kill(pid, SIGKILL);
+      abandon(tracer, cli);
+    }
+  } reaper{cli, tracer, pid};
   INFO("stderr: " << slurp(cli.err()));
   REQUIRE(applied);
   CHECK(holds_cpu_dma_latency(pid));  // before Ctrl-C
   REQUIRE(::kill(pid, SIGINT) == 0);
-  CHECK(wait_exit(tracer) == 0);  // strace exits with its tracee's status
+  int code = wait_exit(tracer);
+  reaper.done = true;
+  CHECK(code == 0);  // strace exits with its tracee's status
   CHECK(slurp(cli.err()).find("diskprobe: settings restored") != std::string::npos);
   // After Ctrl-C: the process closed the descriptor itself (RestoreGuard::restore), not the
   // kernel at exit.
