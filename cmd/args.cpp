@@ -55,6 +55,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     if (w == "-h" || w == "--help") ok = flag(a.help);
     else if (w == "--version") ok = flag(a.version);
     else if (w == "-v" || w == "--verbose") ok = flag(a.verbose);
+    else if (w == "--strict") ok = flag(a.strict);
     else if (w == "--json") ok = flag(a.json);
     else if (w == "--no-tune") ok = flag(a.no_tune);
     else if (w == "--apply") ok = flag(a.apply);
@@ -107,7 +108,11 @@ usage:
                                                    preflight only: exit 0 safe, 3 refused
   diskprobe tune DEVICE [--profile NAME] [OVERRIDES] [--json] [--apply]
                                                    topology, tuning plan and advice; --apply
-                                                   sets it and holds until Ctrl-C, then restores
+                                                   sets it and holds until Ctrl-C, then restores;
+                                                   host OVERRIDES also --scheduler --nomerges
+                                                   --cstate_latency_limit_us; --strict (also for
+                                                   run) refuses, exit 2, a plan short of the
+                                                   profile (numjobs clamped, scheduler missing)
   diskprobe tune --restore                         restore settings a killed run left changed
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters

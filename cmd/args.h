@@ -12,6 +12,7 @@ struct Args {
   std::string command;                    // devices, check, tune, profiles, profile, run
   std::vector<std::string> positional;    // after the command
   bool json = false;
+  bool strict = false;                    // run/tune: refuse a plan that falls short of the profile
   bool help = false, version = false, verbose = false;
   std::string sysfs = "/sys", procfs = "/proc";
   std::string mode = "write";             // check --mode

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -187,11 +188,25 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
   return checked.verdict.safe() ? kOk : kRefused;
 }
 
+// The tuning journal; DISKPROBE_JOURNAL moves it (tests that must not meet another run's).
+std::string journal_path() {
+  const char* env = std::getenv("DISKPROBE_JOURNAL");
+  return env && *env ? env : tuning::kDefaultJournal;
+}
+
+// --strict: a plan that falls short of the profile is a usage error, before any change.
+std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan& plan) {
+  if (!a.strict || plan.deviations.empty()) return std::nullopt;
+  std::string msg = "--strict: ";
+  for (size_t i = 0; i < plan.deviations.size(); ++i) msg += (i ? "; " : "") + plan.deviations[i];
+  return msg + "; nothing was changed (change the overrides, or drop --strict)";
+}
+
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
   if (a.restore) {
-    auto restored = tuning::restore_from_journal(root);
+    auto restored = tuning::restore_from_journal(root, journal_path());
     if (!restored) return fail(kRuntime, restored.error());
-    if (restored->empty()) print("nothing to restore: no journal at " + std::string(tuning::kDefaultJournal) + "\n");
+    if (restored->empty()) print("nothing to restore: no journal at " + journal_path() + "\n");
     for (const auto& s : *restored) print("restored " + s.what + " to " + s.old_value + "\n");
     return kOk;
   }
@@ -208,13 +223,14 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   auto topo = tuning::read_topology(root, *dev);
   if (!topo) return fail(kRuntime, topo.error());
   auto plan = tuning::make_plan(*topo, *spec);
+  if (auto refusal = strict_refusal(a, plan)) return fail(kUsage, *refusal);
   if (a.json) {
     print_json({{"profile", spec->name}, {"topology", cli::topology_json(*topo)}, {"plan", cli::plan_json(plan)}});
   } else {
     print(cli::tune_text(*topo, plan));
   }
   if (!a.apply) return kOk;
-  tuning::RestoreGuard guard(root);
+  tuning::RestoreGuard guard(root, journal_path());
   auto st = guard.apply(dev->disk, plan);
   if (!st) return fail(kRuntime, st.error());
   std::fprintf(stderr, "diskprobe: settings applied; press Ctrl-C to restore them\n");
@@ -273,10 +289,12 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   auto topo = tuning::read_topology(root, dev);
   if (!topo) return fail(kRuntime, topo.error());
   auto plan = tuning::make_plan(*topo, *spec);
+  if (auto refusal = strict_refusal(a, plan)) return fail(kUsage, *refusal);
+  spec->numjobs = plan.numjobs;  // fewer when the plan clamped them to the CPUs there are
   for (const auto& n : plan.notes) spdlog::info("{}", n);
   for (const auto& adv : plan.advice) spdlog::info("advice: {}", adv);
 
-  tuning::RestoreGuard guard(root);
+  tuning::RestoreGuard guard(root, journal_path());
   if (!a.no_tune) {
     if (auto st = guard.apply(dev.disk, plan); !st) return fail(kRuntime, st.error());
   }

@@ -200,7 +200,15 @@ const char* kind_name(tuning::IrqKind k) {
 
 json topology_json(const tuning::Topology& t) {
   json queues = json::array();
-  for (const auto& q : t.hw_queues) queues.push_back({{"index", q.index}, {"cpus", q.cpus}});
+  for (const auto& q : t.hw_queues) queues.push_back({{"index", q.index}, {"cpus", q.cpus}, {"polled", q.polled}});
+  json cstates = json::array();
+  for (const auto& c : t.host.cstates) {
+    cstates.push_back({{"cpu", c.cpu},
+                       {"state", c.index},
+                       {"name", c.name},
+                       {"exit_latency_us", c.latency_us},
+                       {"disabled", c.disabled}});
+  }
   json irqs = json::array();
   for (const auto& i : t.irqs) {
     irqs.push_back({{"irq", i.number},
@@ -212,14 +220,28 @@ json topology_json(const tuning::Topology& t) {
   }
   return {{"device", t.device},      {"driver", t.driver},
           {"driver_device", t.driver_device}, {"hw_queues", queues},
-          {"interrupts", irqs},      {"online_cpus", t.online_cpus}};
+          {"interrupts", irqs},      {"online_cpus", t.online_cpus},
+          {"scheduler", t.scheduler}, {"nr_requests", t.nr_requests},
+          {"write_cache", t.write_cache}, {"cpuidle_driver", t.host.cpuidle_driver},
+          {"cstates", cstates}};
 }
 
 json plan_json(const tuning::Plan& p) {
   json queue = json::array();
   for (const auto& q : p.queue) queue.push_back({{"attribute", q.attribute}, {"value", q.value}});
-  return {{"job_cpus", p.cpus}, {"queue", queue}, {"hold_cstates", p.hold_cstates},
-          {"notes", p.notes},   {"advice", p.advice}};
+  json pins = json::array();
+  for (const auto& pin : p.pins) {
+    json j = {{"job", pin.job}, {"cpu", pin.cpu}, {"hw_queue", pin.hw_queue}};
+    if (pin.irq >= 0) j["completion_irq"] = {{"irq", pin.irq}, {"name", pin.irq_name}, {"effective_cpu", pin.cpu}};
+    pins.push_back(j);
+  }
+  json cstates = json::array();
+  for (const auto& c : p.disable_cstates) {
+    cstates.push_back({{"cpu", c.cpu}, {"state", c.state}, {"name", c.name}, {"exit_latency_us", c.latency_us}});
+  }
+  return {{"numjobs", p.numjobs},         {"job_cpus", p.cpus},   {"pins", pins},
+          {"queue", queue},               {"disable_cstates", cstates}, {"hold_cstates", p.hold_cstates},
+          {"deviations", p.deviations},   {"notes", p.notes},    {"advice", p.advice}};
 }
 
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
@@ -228,20 +250,47 @@ std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
   if (!t.driver_device.empty()) o << " (" << t.driver_device << ")";
   o << ", online CPUs " << tuning::format_cpu_list(t.online_cpus) << "\n";
   o << "hardware queues: " << t.hw_queues.size() << "\n";
-  for (const auto& q : t.hw_queues) o << "  queue " << q.index << ": CPUs " << tuning::format_cpu_list(q.cpus) << "\n";
-  o << "interrupts: " << (t.irqs.empty() ? "none" : "") << "\n";
+  for (const auto& q : t.hw_queues) {
+    o << "  queue " << q.index << ": CPUs " << tuning::format_cpu_list(q.cpus)
+      << (q.polled ? " (poll queue: no interrupt, polled I/O only)" : "") << "\n";
+  }
+  o << "queue: scheduler " << (t.scheduler.empty() ? "unknown" : t.scheduler) << ", nr_requests "
+    << (t.nr_requests < 0 ? std::string("unknown") : std::to_string(t.nr_requests)) << ", write cache "
+    << (t.write_cache.empty() ? "unknown" : t.write_cache) << "\n";
+  o << "interrupts:" << (t.irqs.empty() ? " none" : "") << "\n";
   for (const auto& i : t.irqs) {
     o << "  IRQ " << i.number << " " << i.name << " (" << kind_name(i.kind);
     if (i.hw_queue >= 0) o << ", hardware queue " << i.hw_queue;
     o << "): effective CPUs " << tuning::format_cpu_list(i.effective_cpus) << ", affinity "
       << tuning::format_cpu_list(i.affinity_cpus) << "\n";
   }
+  if (!t.host.cstates.empty()) {
+    o << "C-states (cpuidle driver " << (t.host.cpuidle_driver.empty() ? "unknown" : t.host.cpuidle_driver)
+      << "), CPU " << t.host.cstates.front().cpu << ":";
+    for (const auto& c : t.host.cstates) {
+      if (c.cpu != t.host.cstates.front().cpu) break;
+      o << " state" << c.index << " " << c.name << " (" << c.latency_us << " us" << (c.disabled ? ", disabled" : "")
+        << ")";
+    }
+    o << "\n";
+  } else {
+    o << "C-states: no cpuidle driver\n";
+  }
   o << "plan:\n";
   for (size_t j = 0; j < p.cpus.size(); ++j) {
-    o << "  job " << j << ": " << (p.cpus[j] < 0 ? std::string("unpinned") : "CPU " + std::to_string(p.cpus[j]))
-      << "\n";
+    o << "  job " << j << ": " << (p.cpus[j] < 0 ? std::string("unpinned") : "CPU " + std::to_string(p.cpus[j]));
+    for (const auto& pin : p.pins) {
+      if (pin.job != static_cast<int>(j)) continue;
+      if (pin.irq >= 0) o << " (takes IRQ " << pin.irq << " " << pin.irq_name << ")";
+      else if (pin.hw_queue >= 0) o << " (hardware queue " << pin.hw_queue << ")";
+    }
+    o << "\n";
   }
   for (const auto& q : p.queue) o << "  set queue/" << q.attribute << " = " << q.value << "\n";
+  for (const auto& c : p.disable_cstates) {
+    o << "  disable cpu" << c.cpu << " cpuidle state" << c.state << " (" << c.name << ", " << c.latency_us
+      << " us)\n";
+  }
   if (p.hold_cstates) o << "  hold /dev/cpu_dma_latency at 0 (no deep C-states) for the run\n";
   for (const auto& n : p.notes) o << "  note: " << n << "\n";
   if (!p.advice.empty()) o << "advice:\n";

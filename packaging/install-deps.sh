@@ -11,6 +11,8 @@ test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin 
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+# strace: the tuning test that proves `diskprobe tune` never opens the device.
+[ "${1:-}" = "--test" ] && want+=(strace)
 
 missing=()
 for p in "${want[@]}"; do

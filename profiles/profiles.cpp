@@ -156,6 +156,32 @@ const std::vector<Field>& host_fields() {
        [](JobSpec& s, const json& v) { return assign(as_bool(v), s.host.hold_cstates); }},
       {"advise_idle_poll", "true or false",
        [](JobSpec& s, const json& v) { return assign(as_bool(v), s.host.advise_idle_poll); }},
+      {"scheduler", "an I/O scheduler name like none, mq-deadline, kyber or bfq",
+       [](JobSpec& s, const json& v) {
+         if (!v.is_string()) return false;
+         const auto& name = v.get_ref<const std::string&>();
+         // It becomes a sysfs write: a kernel name, nothing else.
+         if (name.empty() || name.size() > 32 ||
+             name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+           return false;
+         }
+         s.host.scheduler = name;
+         return true;
+       }},
+      {"nomerges", "0, 1 or 2",
+       [](JobSpec& s, const json& v) {
+         auto n = as_u64(v);
+         if (!n || *n > 2) return false;
+         s.host.nomerges = static_cast<int>(*n);
+         return true;
+       }},
+      {"cstate_latency_limit_us", "a whole number of microseconds (0 disables every C-state but state0)",
+       [](JobSpec& s, const json& v) {
+         auto n = as_u64(v);
+         if (!n || *n > 100000000) return false;
+         s.host.cstate_latency_limit_us = static_cast<unsigned>(*n);
+         return true;
+       }},
   };
   return fields;
 }

@@ -1,6 +1,7 @@
 #include "diskprobe/tuning/advice.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -56,6 +57,54 @@ std::string idle_poll_advice(const Topology& t) {
          cost;
 }
 
+// The idle states a completion may have to wake a CPU from, when the profile does not
+// already disable them.
+std::string cstate_advice(const Topology& t, const JobSpec& spec) {
+  if (spec.host.cstate_latency_limit_us) return "";  // the plan's notes say what is disabled
+  const HostFacts& h = t.host;
+  if (h.cstates.empty()) return "";
+  std::map<int, std::vector<int>> enabled;  // deep state index -> CPUs where it is enabled
+  std::map<int, const CState*> first;
+  for (const auto& c : h.cstates) {
+    if (c.index == 0 || c.disabled) continue;
+    enabled[c.index].push_back(c.cpu);
+    first.emplace(c.index, &c);
+  }
+  if (enabled.empty()) return "";
+  std::string list;
+  for (const auto& [index, cpus] : enabled) {
+    const CState* c = first.at(index);
+    list += (list.empty() ? "" : ", ") +
+            ("state" + std::to_string(index) + " " + c->name + " (exit latency " +
+             std::to_string(c->latency_us) + " us, CPU " + format_cpu_list(cpus) + ")");
+  }
+  return "C-states enabled" + (h.cpuidle_driver.empty() ? "" : " (cpuidle driver " + h.cpuidle_driver + ")") +
+         ": " + list +
+         ". To disable them for the run and have them restored afterwards: --cstate_latency_limit_us 0 (the "
+         "AWS io1 guide's `cpupower idle-set -d`).";
+}
+
+// Requests beyond the tags of the queues in use wait in the kernel for a free tag: latency
+// the run measures that the disk never caused.
+std::string nr_requests_advice(const Topology& t, const JobSpec& spec) {
+  if (t.nr_requests <= 0) return "";
+  size_t queues = 0;
+  for (const auto& q : t.hw_queues) queues += q.polled ? 0 : 1;
+  uint64_t capacity = static_cast<uint64_t>(t.nr_requests) * std::max<size_t>(queues, 1);
+  uint64_t inflight = static_cast<uint64_t>(spec.iodepth) * spec.numjobs;
+  if (inflight <= capacity) return "";
+  uint64_t per_queue = (inflight + std::max<size_t>(queues, 1) - 1) / std::max<size_t>(queues, 1);
+  return std::to_string(inflight) + " I/Os in flight (iodepth " + std::to_string(spec.iodepth) + " x " +
+         std::to_string(spec.numjobs) + " jobs) but " + t.device + " has nr_requests " +
+         std::to_string(t.nr_requests) + " per hardware queue x " +
+         std::to_string(std::max<size_t>(queues, 1)) +
+         ": the rest wait in the kernel for a tag, which the latency includes and the disk never sees. For "
+         "the test: `echo " +
+         std::to_string(per_queue) + " | sudo tee /sys/block/" + t.device +
+         "/queue/nr_requests` (the driver may cap it; put back " + std::to_string(t.nr_requests) +
+         " afterwards).";
+}
+
 }  // namespace
 
 DistroFamily distro_family(const HostFacts& h) {
@@ -90,6 +139,8 @@ std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Pl
         "`sudo systemctl start irqbalance`.");
   }
 
+  if (auto n = nr_requests_advice(t, spec); !n.empty()) out.push_back(n);
+
   if (spec.host.advise_idle_poll) {
     std::vector<int> slow;
     for (int cpu : plan.cpus) {
@@ -104,11 +155,12 @@ std::vector<std::string> advise(const Topology& t, const JobSpec& spec, const Pl
                     " cpufreq governor: a clock ramping up adds latency. For the test: "
                     "`sudo cpupower frequency-set -g performance`.");
     }
-    if (!t.scheduler.empty() && t.scheduler != "none") {
+    if (auto c = cstate_advice(t, spec); !c.empty()) out.push_back(c);
+    if (!t.scheduler.empty() && t.scheduler != "none" && spec.host.scheduler.empty()) {
       out.push_back(t.device + " uses the " + t.scheduler +
                     " I/O scheduler, which adds a little to every request; the lowest latency is with none: "
                     "`echo none | sudo tee /sys/block/" +
-                    t.device + "/queue/scheduler` (diskprobe leaves it as it is).");
+                    t.device + "/queue/scheduler`, or `--scheduler none` to set it for the run only.");
     }
   }
   return out;

@@ -1,6 +1,7 @@
 #include "diskprobe/tuning/plan.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "diskprobe/tuning/advice.h"
@@ -9,6 +10,12 @@ namespace diskprobe::tuning {
 namespace {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::string join_strings(const std::vector<std::string>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "; " : "") + v[i];
+  return s;
+}
 
 std::string join_ints(const std::vector<int>& v) {
   std::string s;
@@ -86,6 +93,7 @@ void plan_irq(const Topology& t, unsigned jobs, Plan& p) {
   for (unsigned j = 0; j < jobs; ++j) {
     const IrqChoice& c = cands[j % cands.size()];
     p.cpus[j] = c.cpu;
+    p.pins.push_back({static_cast<int>(j), c.cpu, c.irq->hw_queue, c.irq->number, c.irq->name});
     p.notes.push_back("pinned job " + std::to_string(j) + " to CPU " + std::to_string(c.cpu) +
                       ": it receives " + c.irq->name + " (IRQ " + std::to_string(c.irq->number) + "), " +
                       queue_words(*c.irq));
@@ -103,11 +111,14 @@ void plan_irq(const Topology& t, unsigned jobs, Plan& p) {
 // and the queue order of the shell glob, which sorts names as text (mq/10 before mq/2).
 // Changed: CPU 0 (the entry the seed cuts: mq/0 always holds it) is dropped wherever it
 // is, and used last when the jobs outnumber the other CPUs rather than doubling up; no
-// cap at 9 CPUs per queue (the loop bound); offline CPUs are left out; and too many jobs
-// warn and reuse CPUs round-robin where the script exits.
+// cap at 9 CPUs per queue (the loop bound); offline CPUs and NVMe poll queues are left
+// out; and too many jobs are clamped to one job per CPU, with a warning (an error with
+// --strict), where the script cuts its list short and lets fio double up.
 std::vector<int> hw_queue_order(const Topology& t, std::vector<int>* queue_of) {
   std::vector<const HwQueue*> queues;
-  for (const auto& q : t.hw_queues) queues.push_back(&q);
+  for (const auto& q : t.hw_queues) {
+    if (!q.polled) queues.push_back(&q);
+  }
   std::stable_sort(queues.begin(), queues.end(), [](const HwQueue* a, const HwQueue* b) {
     return std::to_string(a->index) < std::to_string(b->index);
   });
@@ -130,13 +141,25 @@ std::vector<int> hw_queue_order(const Topology& t, std::vector<int>* queue_of) {
 void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
   std::vector<int> queue_of;
   std::vector<int> order = hw_queue_order(t, &queue_of);
-  std::string source =
-      "the CPUs of " + t.device + "'s " + std::to_string(t.hw_queues.size()) + " hardware queue(s)";
+  std::vector<int> polled;
+  for (const auto& q : t.hw_queues) {
+    if (q.polled) polled.push_back(q.index);
+  }
+  size_t submitting = t.hw_queues.size() - polled.size();
+  std::string source = "the CPUs of " + t.device + "'s " + std::to_string(submitting) + " hardware queue(s)";
+  if (!polled.empty()) {
+    // test100w.sh's `cat mq/*/cpu_list` reads them too, and so lands jobs on CPUs it
+    // believes are another queue's; ordinary I/O never reaches a poll queue.
+    p.notes.push_back("left out " + t.device + "'s poll queue(s) " + join_ints(polled) +
+                      ": they have no interrupt and take only polled I/O");
+  }
   if (order.empty()) {
     // Bio-based devices (dm, md, zram) have no mq/ directory: spread over online CPUs.
     order = t.online_cpus;
     queue_of.assign(order.size(), -1);
-    source = "the online CPUs (" + t.device + " has no hardware queues)";
+    p.notes.push_back(t.device +
+                      " has no hardware queues (a bio-based device): spreading over the online CPUs");
+    source = "the online CPUs";
   }
   if (order.empty()) {
     p.notes.push_back("no CPU list for " + t.device + ": running unpinned");
@@ -155,19 +178,89 @@ void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
                         std::to_string(order.size() - 1) + " CPU(s)");
     }
   }
+  if (jobs > order.size()) {
+    // Two jobs on one CPU measure the CPU, not the disk: run one job per CPU instead.
+    p.deviations.push_back("numjobs " + std::to_string(jobs) + " exceeds the " +
+                           std::to_string(order.size()) + " CPU(s) available (" + source + "): clamped to " +
+                           std::to_string(order.size()) + " job(s), one per CPU");
+    p.notes.push_back("warning: " + p.deviations.back() + " (--strict refuses instead)");
+    jobs = static_cast<unsigned>(order.size());
+    p.numjobs = jobs;
+    p.cpus.assign(jobs, -1);
+  }
   std::vector<int> queues_used;
   for (unsigned j = 0; j < jobs; ++j) {
-    p.cpus[j] = order[j % order.size()];
-    queues_used.push_back(queue_of[j % order.size()]);
+    p.cpus[j] = order[j];
+    queues_used.push_back(queue_of[j]);
+    p.pins.push_back({static_cast<int>(j), order[j], queue_of[j], -1, ""});
   }
   std::string note = "spread " + std::to_string(jobs) + " job(s) over " + source +
                      ", one queue after another (test100w.sh): CPUs " + join_ints(p.cpus);
   if (!t.hw_queues.empty()) note += " on hardware queues " + join_ints(queues_used);
   p.notes.push_back(note);
-  if (jobs > order.size()) {
-    p.notes.push_back("warning: " + std::to_string(jobs) + " jobs exceed the " +
-                      std::to_string(order.size()) + " CPU(s) available: jobs share CPUs round-robin");
+}
+
+void plan_scheduler(const Topology& t, const std::string& want, Plan& p) {
+  if (t.schedulers.empty()) {
+    p.deviations.push_back("scheduler " + want + " not set: " + t.device + " has no queue/scheduler");
+  } else if (std::find(t.schedulers.begin(), t.schedulers.end(), want) == t.schedulers.end()) {
+    std::string offered;
+    for (const auto& s : t.schedulers) offered += (offered.empty() ? "" : ", ") + s;
+    p.deviations.push_back("scheduler " + want + " not set: " + t.device + " offers only " + offered +
+                           " (load its module, e.g. `modprobe " + want + "`)");
+  } else {
+    p.queue.push_back({"scheduler", want});
+    return;
   }
+  p.notes.push_back("warning: " + p.deviations.back());
+}
+
+// The AWS io1 guide's `cpupower idle-set -d 1..N-1`, limited to states slower than the limit,
+// on every online CPU: completions land on any of them.
+void plan_cstates(const Topology& t, unsigned limit_us, Plan& p) {
+  const HostFacts& h = t.host;
+  if (h.cstates.empty()) {
+    p.notes.push_back(
+        "no cpuidle states to disable: this kernel has no cpuidle driver (no "
+        "/sys/devices/system/cpu/cpu0/cpuidle), so idle CPUs run its default idle routine (HLT on "
+        "x86), which sysfs cannot turn off; only idle=poll on the kernel command line avoids it");
+    return;
+  }
+  std::vector<std::string> named;  // "state1 (haltpoll idle, exit latency 1 us) on CPU 0-1"
+  std::vector<std::string> already;
+  std::map<int, std::vector<int>> cpus_of;
+  std::map<int, const CState*> first_of;
+  std::map<int, std::vector<int>> already_of;
+  for (const auto& c : h.cstates) {
+    if (c.index == 0 || c.latency_us <= limit_us) continue;
+    if (c.disabled) {
+      already_of[c.index].push_back(c.cpu);
+      first_of.emplace(c.index, &c);
+      continue;
+    }
+    p.disable_cstates.push_back({c.cpu, c.index, c.name, c.latency_us});
+    cpus_of[c.index].push_back(c.cpu);
+    first_of.emplace(c.index, &c);
+  }
+  auto describe = [&](int index, const std::vector<int>& cpus) {
+    const CState* c = first_of.at(index);
+    return "state" + std::to_string(index) + " (" + c->name + ", exit latency " +
+           std::to_string(c->latency_us) + " us) on CPU " + format_cpu_list(cpus);
+  };
+  for (const auto& [index, cpus] : cpus_of) named.push_back(describe(index, cpus));
+  for (const auto& [index, cpus] : already_of) already.push_back(describe(index, cpus));
+  std::string limit = "exit latency above " + std::to_string(limit_us) + " us";
+  std::string driver = h.cpuidle_driver.empty() ? "" : " (cpuidle driver " + h.cpuidle_driver + ")";
+  if (named.empty() && already.empty()) {
+    p.notes.push_back("no cpuidle state but state0 has an " + limit + driver + ": nothing to disable");
+    return;
+  }
+  if (!named.empty()) {
+    std::string n =
+        "disable cpuidle " + join_strings(named) + ": " + limit + driver + "; restored when the run ends";
+    p.notes.push_back(n);
+  }
+  if (!already.empty()) p.notes.push_back("already disabled: cpuidle " + join_strings(already));
 }
 
 }  // namespace
@@ -175,6 +268,7 @@ void plan_hw_queues(const Topology& t, unsigned jobs, Plan& p) {
 Plan make_plan(const Topology& topo, const JobSpec& spec) {
   Plan p;
   unsigned jobs = spec.numjobs;
+  p.numjobs = jobs;
   p.cpus.assign(jobs, -1);
   if (spec.host.rq_affinity) {
     int v = *spec.host.rq_affinity;
@@ -184,7 +278,17 @@ Plan make_plan(const Topology& topo, const JobSpec& spec) {
       p.notes.push_back("rq_affinity " + std::to_string(v) + " ignored: the kernel takes 0, 1 or 2");
     }
   }
+  if (!spec.host.scheduler.empty()) plan_scheduler(topo, spec.host.scheduler, p);
+  if (spec.host.nomerges) {
+    int v = *spec.host.nomerges;
+    if (v >= 0 && v <= 2) {
+      p.queue.push_back({"nomerges", std::to_string(v)});
+    } else {
+      p.notes.push_back("nomerges " + std::to_string(v) + " ignored: the kernel takes 0, 1 or 2");
+    }
+  }
   p.hold_cstates = spec.host.hold_cstates;
+  if (spec.host.cstate_latency_limit_us) plan_cstates(topo, *spec.host.cstate_latency_limit_us, p);
   switch (spec.host.pinning) {
     case PinPolicy::None:
       break;

@@ -236,10 +236,36 @@ Status RestoreGuard::apply(const std::string& disk, const Plan& plan) {
     if (!safe_component(q.attribute))
       return make_error("tuning: bad queue attribute \"" + q.attribute + "\"");
   }
+  // A killed run's journal is refused even when this plan would change nothing: the
+  // settings it left are the ones this run would measure with, and nobody would undo them.
+  if (!owns_journal_) {
+    std::error_code ec;
+    if (fs::exists(journal_, ec)) {
+      auto other = read_journal(journal_);
+      if (!other) {
+        return make_error("a tuning journal already exists and cannot be read (" + other.error() +
+                          "): check it, then run `diskprobe tune --restore` or remove it");
+      }
+      return make_error(busy_message(journal_, *other));
+    }
+  }
+  for (const auto& c : plan.disable_cstates) {
+    // state0 stays: with every state disabled the cpuidle core falls back to it anyway.
+    if (c.cpu < 0 || c.state <= 0) {
+      return make_error("tuning: bad cpuidle state cpu" + std::to_string(c.cpu) + "/state" +
+                        std::to_string(c.state));
+    }
+  }
   Status st = Ok{};
   for (const auto& q : plan.queue) {
     st = set("block/" + disk + "/queue/" + q.attribute, q.value);
     if (!st) break;
+  }
+  for (size_t i = 0; st && i < plan.disable_cstates.size(); ++i) {
+    const auto& c = plan.disable_cstates[i];
+    st = set("devices/system/cpu/cpu" + std::to_string(c.cpu) + "/cpuidle/state" + std::to_string(c.state) +
+                 "/disable",
+             "1");
   }
   if (st && plan.hold_cstates) st = hold_cstates();
   if (st) return st;

@@ -191,6 +191,42 @@ Result<std::vector<HwQueue>> read_hw_queues(const SysRoot& root, const std::stri
   return queues;
 }
 
+// NVMe gives every interrupt-driven I/O queue an nvmeNqK vector and poll queues none, and
+// blk-mq numbers hardware contexts default, read, then poll: so on a controller with queue
+// interrupts, a hardware queue without one is a poll queue.
+void mark_poll_queues(Topology& t) {
+  if (t.driver != "nvme" || !t.has_interrupts()) return;
+  for (auto& q : t.hw_queues) {
+    q.polled = std::none_of(t.irqs.begin(), t.irqs.end(), [&](const Irq& i) {
+      return i.kind == IrqKind::Queue && (i.hw_queue == q.index || i.hw_queue < 0);
+    });
+  }
+}
+
+// cpuN/cpuidle/stateK for one CPU, by K; none when the kernel has no cpuidle driver.
+Result<std::vector<CState>> read_cstates(const SysRoot& root, int cpu) {
+  std::vector<CState> out;
+  std::string dir = "devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle";
+  for (const auto& e : root.list_sys(dir)) {
+    if (!is_prefix_number(e, "state")) continue;
+    std::string base = dir + "/" + e + "/";
+    CState c;
+    c.cpu = cpu;
+    c.index = *to_int(std::string_view(e).substr(5));
+    if (auto n = root.read_sys(base + "name")) c.name = *n;
+    auto lat = root.read_sys(base + "latency");
+    auto dis = root.read_sys(base + "disable");
+    if (!lat || !dis) return make_error(!lat ? lat.error() : dis.error());
+    auto l = to_int(*lat);
+    if (!l) return make_error(root.sys_path(base + "latency") + ": \"" + *lat + "\" is not a number");
+    c.latency_us = static_cast<unsigned>(*l);
+    c.disabled = *dis != "0";
+    out.push_back(std::move(c));
+  }
+  std::sort(out.begin(), out.end(), [](const CState& a, const CState& b) { return a.index < b.index; });
+  return out;
+}
+
 // os-release(5): KEY=value, value optionally in double or single quotes.
 std::map<std::string, std::string> parse_os_release(const std::string& text) {
   std::map<std::string, std::string> kv;
@@ -358,11 +394,27 @@ Result<Topology> read_topology(const SysRoot& root, const BlockDevice& dev) {
     t.scheduler = (b != std::string::npos && e != std::string::npos && e > b)
                       ? sched->substr(b + 1, e - b - 1)
                       : trim(*sched);
+    std::istringstream in(*sched);
+    for (std::string w; in >> w;) {
+      if (w.size() > 2 && w.front() == '[' && w.back() == ']') w = w.substr(1, w.size() - 2);
+      t.schedulers.push_back(w);
+    }
   }
+  if (auto nr = root.read_sys("block/" + t.device + "/queue/nr_requests")) {
+    if (auto n = to_int(*nr)) t.nr_requests = *n;
+  }
+  if (auto wc = root.read_sys("block/" + t.device + "/queue/write_cache")) t.write_cache = *wc;
+  mark_poll_queues(t);
   t.host = read_host_facts(root, default_os_release_path(root));
   for (int cpu : t.online_cpus) {
     auto g = root.read_sys("devices/system/cpu/cpu" + std::to_string(cpu) + "/cpufreq/scaling_governor");
     if (g) t.host.governors[cpu] = *g;
+  }
+  if (auto d = root.read_sys("devices/system/cpu/cpuidle/current_driver")) t.host.cpuidle_driver = *d;
+  for (int cpu : t.online_cpus) {
+    auto states = read_cstates(root, cpu);
+    if (!states) return make_error(states.error());
+    t.host.cstates.insert(t.host.cstates.end(), states->begin(), states->end());
   }
   return t;
 }

@@ -5,10 +5,15 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
+#include <thread>
 
 #include "diskprobe/tuning/restore.h"
 #include "harness.h"
@@ -201,4 +206,478 @@ TEST_CASE("hold_cstates keeps /dev/cpu_dma_latency open until restore", "[tuning
   CHECK_FALSE(fs::exists(j.path));
   REQUIRE(guard.restore().ok());
   CHECK_FALSE(holds());
+}
+
+// ---- Through the CLI: `diskprobe run` and `diskprobe tune --apply` on a loop device ----
+//
+// Every diskprobe started here journals to its own file (DISKPROBE_JOURNAL), so a test never
+// meets the journal of a run another user started on this host at the same time.
+
+namespace {
+
+struct Cli {
+  TempJournal j;
+  std::string out() const { return j.dir.string() + "/out"; }
+  std::string err() const { return j.dir.string() + "/err"; }
+
+  // Starts diskprobe with its streams in files; returns its pid.
+  pid_t spawn(const std::vector<std::string>& args) const {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr))
+        ::_exit(126);
+      std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(DISKPROBE_BIN, argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+  // Starts any command (argv[0] looked up in PATH) the same way.
+  pid_t spawn_cmd(const std::vector<std::string>& cmd) const {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
+      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr))
+        ::_exit(126);
+      std::vector<char*> argv;
+      for (const auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execvp(argv[0], argv.data());
+      ::_exit(127);
+    }
+    return pid;
+  }
+  // Runs diskprobe to the end with this journal.
+  testing::CommandResult run(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv{"env", "DISKPROBE_JOURNAL=" + j.path, DISKPROBE_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return testing::run(argv);
+  }
+};
+
+// A child that did not get where the test expected: killed, reaped, and whatever it
+// changed put back from its journal, so a failing test leaves the host as it found it.
+void abandon(pid_t pid, const Cli& cli) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  cli.run({"tune", "--restore"});
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Polls `ready` for up to 30 s (a loaded 2-CPU machine starts processes slowly); false if the
+// process ended first or the time ran out.
+template <class F>
+bool wait_until(pid_t pid, F ready) {
+  for (int i = 0; i < 3000; ++i) {
+    if (ready()) return true;
+    siginfo_t info{};  // WNOWAIT: wait_exit() still reaps it and reads its status
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid) {
+      return ready();
+    }
+    ::usleep(10000);
+  }
+  return false;
+}
+
+std::string queue_attr(const LoopDevice& loop, const std::string& attr) {
+  return "/sys/block/" + loop.name() + "/queue/" + attr;
+}
+
+// The active choice of "none [mq-deadline] kyber".
+std::string active_scheduler(const LoopDevice& loop) {
+  std::string s = testing::read_sysfs(queue_attr(loop, "scheduler"));
+  auto b = s.find('['), e = s.find(']');
+  return b != std::string::npos && e != std::string::npos ? s.substr(b + 1, e - b - 1) : s;
+}
+
+// What the loop device has now, and a different value of each for the run to set.
+struct QueueState {
+  std::string rq_affinity, scheduler, nomerges;
+  bool operator==(const QueueState& o) const {
+    return rq_affinity == o.rq_affinity && scheduler == o.scheduler && nomerges == o.nomerges;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const QueueState& q) {
+  return os << "rq_affinity=" << q.rq_affinity << " scheduler=" << q.scheduler << " nomerges=" << q.nomerges;
+}
+
+QueueState read_state(const LoopDevice& loop) {
+  return {testing::read_sysfs(queue_attr(loop, "rq_affinity")), active_scheduler(loop),
+          testing::read_sysfs(queue_attr(loop, "nomerges"))};
+}
+
+QueueState wanted(const LoopDevice& loop) {
+  QueueState now = read_state(loop);
+  std::string offered = testing::read_sysfs(queue_attr(loop, "scheduler"));
+  std::string sched = now.scheduler == "none" ? "mq-deadline" : "none";
+  if (offered.find(sched) == std::string::npos) sched = now.scheduler;  // only one offered
+  return {now.rq_affinity == "2" ? "1" : "2", sched, now.nomerges == "2" ? "1" : "2"};
+}
+
+std::vector<std::string> run_args(const LoopDevice& loop, const QueueState& w, const std::string& runtime) {
+  return {"run",           "--profile",   "essd-plx-latency", loop.name(), "--runtime",  runtime,
+          "--rq_affinity", w.rq_affinity, "--scheduler",      w.scheduler, "--nomerges", w.nomerges};
+}
+
+bool holds_cpu_dma_latency(pid_t pid) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code lec;
+    if (fs::read_symlink(e.path(), lec) == kCpuDmaLatency) return true;
+  }
+  return false;
+}
+
+// The kernel's current CPU latency limit (PM QoS): 0 while someone holds C-states off.
+int32_t cpu_latency_limit() {
+  std::ifstream f(kCpuDmaLatency, std::ios::binary);
+  int32_t v = -1;
+  f.read(reinterpret_cast<char*>(&v), sizeof v);
+  return f ? v : -1;
+}
+
+// cpuN/cpuidle/stateK/disable for every state but state0, "" where there is no cpuidle.
+std::map<std::string, std::string> deep_cstates() {
+  std::map<std::string, std::string> out;
+  std::error_code ec;
+  for (const auto& cpu : fs::directory_iterator("/sys/devices/system/cpu", ec)) {
+    std::string n = cpu.path().filename();
+    if (n.rfind("cpu", 0) != 0 || n.size() < 4 || !std::isdigit(static_cast<unsigned char>(n[3]))) continue;
+    std::error_code ec2;
+    for (const auto& st : fs::directory_iterator(cpu.path() / "cpuidle", ec2)) {
+      std::string s = st.path().filename();
+      if (s.rfind("state", 0) != 0 || s == "state0") continue;
+      out[(st.path() / "disable").string()] = testing::read_sysfs((st.path() / "disable").string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("CLI run sets rq_affinity, scheduler and nomerges and restores them after a normal run",
+          "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  INFO("before: " << before << "; want: " << want);
+  std::vector<std::string> args = run_args(loop, want, "3");
+  args.insert(args.end(), {"--output-format", "json"});
+  pid_t pid = cli.spawn(args);
+  bool seen = wait_until(pid, [&] { return read_state(loop) == want; });
+  int rc = wait_exit(pid);
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(rc == 0);
+  CHECK(seen);  // the run held all three while it measured
+  auto j = nlohmann::json::parse(slurp(cli.out()));
+  std::map<std::string, std::pair<std::string, std::string>> recorded;
+  for (const auto& s : j.at("tuning")) recorded[s["what"]] = {s["old_value"], s["new_value"]};
+  CHECK(recorded[queue_attr(loop, "rq_affinity")] == std::make_pair(before.rq_affinity, want.rq_affinity));
+  CHECK(recorded[queue_attr(loop, "nomerges")] == std::make_pair(before.nomerges, want.nomerges));
+  if (want.scheduler != before.scheduler) {
+    CHECK(recorded[queue_attr(loop, "scheduler")] == std::make_pair(before.scheduler, want.scheduler));
+  }
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nomerges", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  pid_t pid = cli.spawn(run_args(loop, want, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));  // essd-plx-latency holds C-states off
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  int rc = wait_exit(pid);
+  std::string err = slurp(cli.err());
+  INFO("stderr: " << err);
+  CHECK(rc == 1);
+  CHECK(err.find("interrupted by Interrupt: partial results above; every setting was restored") !=
+        std::string::npos);
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  pid_t pid = cli.spawn(run_args(loop, want, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  CHECK(read_state(loop) == want);  // nobody put it back
+  REQUIRE(fs::exists(cli.j.path));
+  CHECK(nlohmann::json::parse(slurp(cli.j.path)).at("pid").get<int>() == pid);
+
+  // A new run refuses to start on top of the killed one's changes.
+  auto refused = cli.run(run_args(loop, want, "1"));
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("run `diskprobe tune --restore` first") != std::string::npos);
+
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("restored " + queue_attr(loop, "rq_affinity") + " to " + before.rq_affinity) !=
+        std::string::npos);
+  CHECK(r.out.find("restored " + queue_attr(loop, "nomerges") + " to " + before.nomerges) !=
+        std::string::npos);
+  if (want.scheduler != before.scheduler) {
+    CHECK(r.out.find("restored " + queue_attr(loop, "scheduler") + " to " + before.scheduler) !=
+          std::string::npos);
+  }
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+  auto again = cli.run({"tune", "--restore"});
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "nothing to restore: no journal at " + cli.j.path + "\n");
+}
+
+TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until Ctrl-C, then releases them",
+          "[tuning][cli]") {
+  if (!fs::exists(kCpuDmaLatency)) {
+    WARN("no /dev/cpu_dma_latency on this kernel: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  const auto cstates_before = deep_cstates();
+  const int32_t limit_before = cpu_latency_limit();
+  pid_t pid =
+      cli.spawn({"tune", loop.name(), "--apply", "--nomerges", "2", "--cstate_latency_limit_us", "0"});
+  bool applied =
+      wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  if (!applied) abandon(pid, cli);
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));
+  CHECK(cpu_latency_limit() == 0);
+  CHECK(testing::read_sysfs(queue_attr(loop, "nomerges")) == "2");
+  if (cstates_before.empty()) {
+    WARN("this kernel has no cpuidle states: only /dev/cpu_dma_latency is tested");
+    CHECK(slurp(cli.out()).find("no cpuidle states to disable") != std::string::npos);
+  }
+  for (const auto& [path, old] : cstates_before) {
+    INFO(path);
+    CHECK(testing::read_sysfs(path) == "1");
+  }
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  CHECK(wait_exit(pid) == 0);
+  CHECK(slurp(cli.err()).find("diskprobe: settings restored") != std::string::npos);
+  CHECK_FALSE(holds_cpu_dma_latency(pid));
+  // Someone else may hold it too; if nobody did before, nobody does now.
+  if (limit_before != 0) CHECK(cpu_latency_limit() == limit_before);
+  CHECK(deep_cstates() == cstates_before);
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle states back", "[tuning][cli]") {
+  const auto cstates_before = deep_cstates();
+  if (cstates_before.empty()) {
+    WARN("this kernel has no cpuidle states: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  pid_t pid = cli.spawn({"tune", loop.name(), "--apply", "--cstate_latency_limit_us", "0"});
+  bool applied =
+      wait_until(pid, [&] { return slurp(cli.err()).find("settings applied") != std::string::npos; });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  for (const auto& [path, old] : cstates_before) CHECK(testing::read_sysfs(path) == "1");
+  // The kernel dropped the PM QoS request with the process: nothing to restore there.
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& [path, old] : cstates_before) {
+    CHECK(r.out.find("restored " + path + " to " + old) != std::string::npos);
+  }
+  CHECK(deep_cstates() == cstates_before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+}
+
+TEST_CASE("CLI tune --strict refuses a clamped plan with exit 2 and changes nothing", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  const QueueState before = read_state(loop);
+  unsigned cpus = std::thread::hardware_concurrency();
+  std::string jobs = std::to_string(cpus + 4);
+  auto r = cli.run({"tune", loop.name(), "--apply", "--strict", "--pinning", "hw-queues", "--numjobs", jobs,
+                    "--nomerges", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("diskprobe: error: --strict: numjobs " + jobs + " exceeds the") != std::string::npos);
+  CHECK(r.err.find("nothing was changed") != std::string::npos);
+  CHECK(r.out.empty());
+  CHECK(read_state(loop) == before);
+  CHECK_FALSE(fs::exists(cli.j.path));
+  // Without --strict the same plan runs with one job per CPU.
+  auto shown = cli.run({"tune", loop.name(), "--pinning", "hw-queues", "--numjobs", jobs, "--json"});
+  REQUIRE(shown.exit_code == 0);
+  auto j = nlohmann::json::parse(shown.out);
+  CHECK(j["plan"]["numjobs"].get<unsigned>() <= cpus);
+  CHECK(j["plan"]["deviations"].size() == 1);
+}
+
+TEST_CASE("CLI tune --json on the captured vda fixture names the request-queue interrupt", "[tuning][cli]") {
+  const std::string f = std::string(DISKPROBE_FIXTURES) + "/tuning/virtio-vda";
+  auto r = testing::run_diskprobe({"--sysfs", f + "/sys", "--procfs", f + "/proc", "tune", "vda", "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["plan"]["pins"].size() == 1);
+  auto irq = j["plan"]["pins"][0]["completion_irq"];
+  CHECK(irq["name"] == "virtio1-req.0");
+  CHECK(irq["irq"] == 36);
+  CHECK(irq["effective_cpu"] == 1);
+  CHECK(j["plan"]["job_cpus"] == nlohmann::json::array({1}));
+  CHECK(j["topology"]["interrupts"][0]["name"] == "virtio1-req.0");
+  CHECK(j["topology"]["interrupts"][0]["kind"] == "queue");
+  CHECK(j["topology"]["interrupts"][1]["name"] == "virtio1-config");
+  CHECK(j["topology"]["interrupts"][1]["kind"] == "config");
+  CHECK(j["topology"]["cpuidle_driver"] == "haltpoll");
+}
+
+TEST_CASE("CLI tune reads sysfs and procfs only: it never opens the device", "[tuning][cli]") {
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  if (testing::sh("command -v strace >/dev/null").exit_code != 0) {
+    WARN("strace is not installed: not tested");
+    return;
+  }
+  TempJournal j;
+  std::string trace = j.dir.string() + "/trace";
+  // LeakSanitizer cannot run under ptrace: an ASan build is traced with it off.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::string asan_options =
+      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
+  auto r = testing::run({"strace", "-f", "-o", trace, "-E", asan_options, "-e", "trace=open,openat,openat2",
+                         DISKPROBE_BIN, "tune", loop.name(), "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string calls = slurp(trace);
+  CHECK(calls.find("/sys/block/" + loop.name()) != std::string::npos);  // it did read the topology
+  CHECK(calls.find("\"" + loop.path() + "\"") == std::string::npos);
+  CHECK(calls.find("\"/dev/block/") == std::string::npos);
+}
+
+TEST_CASE("CLI tune --json on this machine's vda pins to its request-queue interrupt", "[tuning][cli]") {
+  if (!fs::exists("/sys/block/vda/mq")) {
+    WARN("no virtio-blk vda on this machine: not tested (the virtio-vda fixture test covers it)");
+    return;
+  }
+  auto r = testing::run_diskprobe({"tune", "vda", "--json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  if (j["topology"]["driver"] != "virtio-blk") {
+    WARN("vda is not virtio-blk here: not tested");
+    return;
+  }
+  REQUIRE(j["plan"]["pins"].size() == 1);
+  auto irq = j["plan"]["pins"][0]["completion_irq"];
+  std::string dev = j["topology"]["driver_device"];
+  CHECK(irq["name"].get<std::string>().rfind(dev + "-req.", 0) == 0);
+  // The same interrupt in the topology is a queue interrupt delivered to the pinned CPU.
+  bool found = false;
+  for (const auto& i : j["topology"]["interrupts"]) {
+    if (i["irq"] != irq["irq"]) continue;
+    found = true;
+    CHECK(i["kind"] == "queue");
+    CHECK(i["effective_affinity"] == nlohmann::json::array({irq["effective_cpu"]}));
+  }
+  CHECK(found);
+  CHECK(testing::read_sysfs("/proc/irq/" + std::to_string(irq["irq"].get<int>()) +
+                            "/effective_affinity_list") == std::to_string(irq["effective_cpu"].get<int>()));
+}
+
+TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before it exits", "[tuning][cli]") {
+  if (!fs::exists(kCpuDmaLatency) || testing::sh("command -v strace >/dev/null").exit_code != 0) {
+    WARN("no /dev/cpu_dma_latency or no strace: not tested");
+    return;
+  }
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  Cli cli;
+  std::string trace = cli.j.dir.string() + "/trace";
+  const char* asan = std::getenv("ASAN_OPTIONS");  // LeakSanitizer cannot run under ptrace
+  std::string asan_options =
+      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
+  pid_t tracer =
+      cli.spawn_cmd({"strace", "-f", "-o", trace, "-E", asan_options, "-e",
+                     "trace=open,openat,close,exit_group", DISKPROBE_BIN, "tune", loop.name(), "--apply"});
+  // diskprobe is the child of strace that runs diskprobe (strace forks short-lived probes
+  // of the kernel's ptrace features first).
+  pid_t pid = -1;
+  bool applied = wait_until(tracer, [&] {
+    if (pid < 0) {
+      std::istringstream kids(testing::read_sysfs("/proc/" + std::to_string(tracer) + "/task/" +
+                                                  std::to_string(tracer) + "/children"));
+      for (pid_t k; kids >> k;) {
+        if (testing::read_sysfs("/proc/" + std::to_string(k) + "/comm") == "diskprobe") pid = k;
+      }
+    }
+    return pid > 0 && slurp(cli.err()).find("settings applied") != std::string::npos;
+  });
+  // However the test ends, no traced diskprobe is left holding settings (killing strace
+  // alone would detach it and leave it running).
+  struct Reaper {
+    const Cli& cli;
+    pid_t tracer;
+    pid_t& pid;
+    bool done = false;
+    ~Reaper() {
+      if (done) return;
+      if (pid > 0) ::kill(pid, SIGKILL);
+      abandon(tracer, cli);
+    }
+  } reaper{cli, tracer, pid};
+  INFO("stderr: " << slurp(cli.err()));
+  REQUIRE(applied);
+  CHECK(holds_cpu_dma_latency(pid));  // before Ctrl-C
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  int code = wait_exit(tracer);
+  reaper.done = true;
+  CHECK(code == 0);  // strace exits with its tracee's status
+  CHECK(slurp(cli.err()).find("diskprobe: settings restored") != std::string::npos);
+  // After Ctrl-C: the process closed the descriptor itself (RestoreGuard::restore), not the
+  // kernel at exit.
+  std::string calls = slurp(trace);
+  std::smatch opening;
+  REQUIRE(std::regex_search(calls, opening,
+                            std::regex("openat\\(AT_FDCWD, \"/dev/cpu_dma_latency\", [^)]*\\) = ([0-9]+)")));
+  std::string fd = opening[1];
+  size_t opened = static_cast<size_t>(opening.position(0));
+  // fd stays taken while held, so the first close(fd) after the open is this one.
+  std::smatch closing;
+  std::string after = calls.substr(opened);
+  size_t closed = std::regex_search(after, closing, std::regex("close\\(" + fd + "\\)\\s+= 0"))
+                      ? opened + static_cast<size_t>(closing.position(0))
+                      : std::string::npos;
+  size_t exited = calls.find("exit_group(", opened);
+  INFO(calls.substr(opened));
+  CHECK(closed != std::string::npos);
+  CHECK(exited != std::string::npos);
+  CHECK(closed < exited);
+  CHECK_FALSE(fs::exists(cli.j.path));
 }

@@ -335,13 +335,25 @@ TEST_CASE("hw-queues plan keeps the shell's glob order past 10 queues", "[tuning
   CHECK(p.cpus[3] == 4);   // mq/2
 }
 
-TEST_CASE("hw-queues plan with more jobs than CPUs warns and reuses CPUs", "[tuning]") {
+TEST_CASE("hw-queues plan with more jobs than CPUs warns and clamps numjobs", "[tuning]") {
   Topology t = topo_of("virtio-mq-16cpu", "vdb");
   Plan p = make_plan(t, spec_with(PinPolicy::HwQueues, 18));
-  // 15 CPUs without CPU 0, then CPU 0, then round-robin from the start.
-  CHECK(p.cpus == std::vector<int>{2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4});
+  // 15 CPUs without CPU 0, then CPU 0; no CPU carries two jobs.
+  CHECK(p.numjobs == 16);
+  CHECK(p.cpus == std::vector<int>{2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0});
+  REQUIRE(p.pins.size() == 16);
+  CHECK(p.pins[15].cpu == 0);
+  CHECK(p.pins[15].hw_queue == 0);
   CHECK(any_contains(p.notes, "CPU 0 used too"));
-  CHECK(any_contains(p.notes, "warning: 18 jobs exceed the 16 CPU(s) available"));
+  REQUIRE(p.deviations.size() == 1);
+  CHECK(p.deviations[0] ==
+        "numjobs 18 exceeds the 16 CPU(s) available (the CPUs of vdb's 8 hardware queue(s)): clamped to 16 "
+        "job(s), one per CPU");
+  CHECK(any_contains(p.notes, "warning: " + p.deviations[0] + " (--strict refuses instead)"));
+  // Exactly as many jobs as CPUs is no deviation.
+  Plan fits = make_plan(t, spec_with(PinPolicy::HwQueues, 16));
+  CHECK(fits.numjobs == 16);
+  CHECK(fits.deviations.empty());
 }
 
 TEST_CASE("idle=poll advice for Alibaba Cloud Linux uses grubby; irqbalance is named", "[tuning]") {

@@ -38,6 +38,11 @@ struct HostWishes {
   PinPolicy pinning = PinPolicy::None;
   bool hold_cstates = false;        // hold /dev/cpu_dma_latency at 0 for the run
   bool advise_idle_poll = false;    // latency profiles: advise idle=poll
+  std::string scheduler;            // queue/scheduler: "none", "mq-deadline"...; "" = leave alone
+  std::optional<int> nomerges;      // queue/nomerges 0, 1 or 2; unset = leave alone
+  // Disable every cpuidle state but state0 whose exit latency exceeds this many µs
+  // (0 = all of them, as the AWS io1 guide's `cpupower idle-set -d 1..N-1`); unset = leave alone.
+  std::optional<unsigned> cstate_latency_limit_us;
 };
 
 struct JobSpec {

@@ -30,9 +30,10 @@ class RestoreGuard {
   RestoreGuard& operator=(const RestoreGuard&) = delete;
   ~RestoreGuard();  // restore(); errors are logged
 
-  // Applies the plan's queue settings to `disk` and holds C-states if asked. On the first
-  // failure, restores what was already changed and returns the error. Refuses when another
-  // run's journal exists (live pid: it is running; dead pid: `diskprobe tune --restore`).
+  // Applies the plan's queue settings to `disk`, disables its cpuidle states and holds
+  // C-states if asked. On the first failure, restores what was already changed and returns
+  // the error. Refuses when another run's journal exists (live pid: it is running; dead
+  // pid: `diskprobe tune --restore`).
   Status apply(const std::string& disk, const Plan& plan);
   // Puts back every setting, newest first, and removes the journal. Safe to call twice.
   // Settings that could not be put back stay in the journal for `tune --restore`.

@@ -29,6 +29,18 @@ struct Irq {
 struct HwQueue {
   int index = 0;
   std::vector<int> cpus;  // /sys/block/X/mq/N/cpu_list
+  // An NVMe poll queue (nvme.poll_queues): no interrupt, and only polled I/O (io_uring
+  // IOPOLL) is sent to it; a job's ordinary I/O goes to the queue of its CPU's default map.
+  bool polled = false;
+};
+
+// One cpuidle state of one CPU: /sys/devices/system/cpu/cpuN/cpuidle/stateK.
+struct CState {
+  int cpu = 0;
+  int index = 0;            // K; state0 is POLL on x86 and is never disabled by diskprobe
+  std::string name;         // "POLL", "C1", "haltpoll idle"
+  unsigned latency_us = 0;  // exit latency
+  bool disabled = false;    // stateK/disable
 };
 
 // Facts about the host that only feed advice (not the pinning itself).
@@ -39,6 +51,9 @@ struct HostFacts {
   std::string os_name;                   // os-release PRETTY_NAME
   std::vector<int> irqbalance_pids;      // processes whose /proc/PID/comm is "irqbalance"
   std::map<int, std::string> governors;  // online CPU -> cpufreq scaling_governor, where present
+  std::string cpuidle_driver;            // devices/system/cpu/cpuidle/current_driver, "" without cpuidle
+  std::vector<CState> cstates;           // online CPUs' cpuidle states by CPU, then index; empty
+                                         // when the kernel has no cpuidle driver
 };
 
 struct Topology {
@@ -48,7 +63,10 @@ struct Topology {
   std::vector<HwQueue> hw_queues;  // by index
   std::vector<Irq> irqs;           // Queue irqs first, by hw_queue
   std::vector<int> online_cpus;
-  std::string scheduler;  // active I/O scheduler, "" when unknown
+  std::string scheduler;                // active I/O scheduler, "" when unknown
+  std::vector<std::string> schedulers;  // every scheduler queue/scheduler offers
+  int nr_requests = -1;                 // queue/nr_requests: tags per hardware queue; -1 unknown
+  std::string write_cache;              // queue/write_cache: "write back", "write through", ""
   HostFacts host;
   bool has_interrupts() const;  // any Queue interrupt
 };
