@@ -1,0 +1,2 @@
+// Placeholder filled below.
+#include "diskprobe/core/engine.h"
