@@ -119,8 +119,8 @@ Status check_directory(const std::string& dir, uint64_t need_bytes, bool direct)
   int fd = ::mkstemp(probe.data());
   if (fd < 0) {
     int err = errno;
-    return make_error(errno_message("creating a file in", dir, err) +
-                      ": diskprobe cannot create files there; choose a directory on a writable filesystem");
+    return make_error("cannot create a file in " + dir + " (" + std::strerror(err) +
+                      "): choose a directory on a writable filesystem");
   }
   ::close(fd);
   std::string direct_problem;
