@@ -106,6 +106,8 @@ void lat_line(std::string& out, const char* name, const Histogram& h) {
           h.mean() / u.div, h.stdev() / u.div);
 }
 
+int percent_decimals(double p);
+
 // The percentiles a report lists: the job's percentile_list, or fio's default.
 std::vector<double> percentile_list(const JobSpec& s) {
   if (!s.percentiles.empty()) return s.percentiles;
@@ -140,7 +142,7 @@ void percentile_block(std::string& out, const char* name, const Histogram& h, co
     uint64_t v = vals[j];
     for (int s = 0; s < scale_down; ++s) v = (v + 999) / 1000;  // fio rounds up
     bool last = j + 1 == pcts.size();
-    appendf(out, " %5.2fth=[%*llu]%c", pcts[j], width, static_cast<unsigned long long>(v),
+    appendf(out, " %5.*fth=[%*llu]%c", percent_decimals(pcts[j]), pcts[j], width, static_cast<unsigned long long>(v),
             last ? '\n' : ',');
     if (!last && j % per_line == per_line - 1) out += "\n";
   }
@@ -292,9 +294,17 @@ double job_seconds(const Results& r) {
   return s > 0 ? s : r.runtime_s;
 }
 
+// Two decimals as fio prints them ("99.99"), more only where a listed percentile needs them
+// ("99.9999", not "100.00": fio's issue #1984 is also about that rounding).
+int percent_decimals(double p) {
+  int d = 2;
+  while (d < 6 && std::fabs(std::round(p * std::pow(10.0, d)) / std::pow(10.0, d) - p) > 1e-9) ++d;
+  return d;
+}
+
 std::string percent_key(double p) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.2f", p);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%.*f", percent_decimals(p), p);
   return buf;
 }
 

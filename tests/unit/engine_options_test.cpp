@@ -567,3 +567,30 @@ TEST_CASE("report: errors per kind with their first offsets, in text and JSON") 
   CHECK(j["errors"]["other"]["first_offset_bytes"].is_null());
   CHECK(j["errors"]["stopped"] == true);
 }
+
+TEST_CASE("fio issue 1984: p99.9999 is never reported above the max, and keeps its digits") {
+  Results r;
+  r.spec.percentiles = {50, 99.9999};
+  r.runtime_s = 1;
+  r.write.bs = 4096;
+  // A few samples with one large outlier: the bucket midpoint of the top rank would sit
+  // above the max without the clamp.
+  for (uint64_t v : {100000ull, 100100ull, 100200ull, 1000003ull}) {
+    r.write.clat.record(v);
+    r.write.lat.record(v);
+    r.write.slat.record(1);
+    r.write.ios++;
+    r.write.bytes += 4096;
+  }
+  auto j = to_json(r);
+  auto pct = j["write"]["clat_ns"]["percentiles"];
+  REQUIRE(pct.contains("99.9999"));
+  CHECK(pct["99.9999"].get<uint64_t>() <= r.write.clat.max());
+  CHECK(pct["99.9999"].get<uint64_t>() >= r.write.clat.min());
+  CHECK(pct["50.00"].get<uint64_t>() >= r.write.clat.min());
+  CHECK_THAT(render_text(r), Contains("99.9999th=["));
+  for (double p : {0.0001, 1.0, 50.0, 99.9999, 100.0}) {
+    CHECK(r.write.clat.percentile(p) >= r.write.clat.min());
+    CHECK(r.write.clat.percentile(p) <= r.write.clat.max());
+  }
+}
