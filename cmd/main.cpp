@@ -201,9 +201,10 @@ int run_outcome(const Results& r) {
 }
 
 // A DEVICE argument that names a regular file, or a path outside /dev that does not exist
-// yet (fio's filename=FILE: created at `size`).
+// yet (fio's filename=FILE: created at `size`). Absolute or ./relative, never with "..".
 bool names_a_file(const std::string& arg) {
-  if (arg.find('/') == std::string::npos || arg.rfind("/dev/", 0) == 0) return false;
+  if (arg.rfind("/", 0) != 0 && arg.rfind("./", 0) != 0) return false;
+  if (arg.rfind("/dev/", 0) == 0 || arg.find("/../") != std::string::npos) return false;
   struct stat st {};
   if (::stat(arg.c_str(), &st) == 0) return S_ISREG(st.st_mode);
   return errno == ENOENT;
@@ -213,6 +214,9 @@ bool names_a_file(const std::string& arg) {
 // instead (writable, room for the files, O_DIRECT), and the files this run made are removed
 // afterwards unless --keep-files.
 int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format) {
+  if (a.directory.empty()) {
+    if (auto ok = may_use_file(a.positional[0], spec); !ok) return fail(kUsage, ok.error());
+  }
   auto files = a.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
                                    : JobFiles::create_in_directory(a.directory, spec, a.keep_files);
   if (!files) return fail(kRuntime, files.error());

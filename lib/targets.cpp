@@ -180,7 +180,18 @@ Result<JobFiles> JobFiles::create_in_directory(const std::string& dir, const Job
   return files;
 }
 
+Status may_use_file(const std::string& path, const JobSpec& spec) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return Ok{};  // missing: created by the run
+  if (!S_ISREG(st.st_mode)) return make_error(path + " is not a block device nor a regular file");
+  if (!does_writes(spec.rw) || starts_with_header(path)) return Ok{};
+  return make_error(path + " is not a block device but a regular file diskprobe did not create: a " +
+                    std::string(to_string(spec.rw)) +
+                    " run would overwrite it; give a new file path (diskprobe creates it) or a block device");
+}
+
 Result<JobFiles> JobFiles::open_file(const std::string& path, const JobSpec& spec, bool keep) {
+  if (auto ok = may_use_file(path, spec); !ok) return make_error(ok.error());
   JobFiles files;
   files.keep_ = keep;
   struct stat st {};

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "diskprobe/core/block_header.h"
 #include "harness.h"
 
 namespace fs = std::filesystem;
@@ -152,7 +153,12 @@ TEST_CASE("ENOSPC from a full filesystem: counted as such, the write run goes on
   {
     int fd = ::open(file.c_str(), O_CREAT | O_WRONLY, 0644);
     REQUIRE(fd >= 0);
-    REQUIRE(::ftruncate(fd, 4 << 20) == 0);  // 4 MiB of holes on a 1 MiB filesystem
+    // Marked as diskprobe's (an existing foreign file is never written), then 4 MiB of holes
+    // on a 1 MiB filesystem.
+    uint8_t head[4096] = {};
+    diskprobe::encode_block_header(head, diskprobe::BlockHeader{});
+    REQUIRE(::pwrite(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head));
+    REQUIRE(::ftruncate(fd, 4 << 20) == 0);
     ::close(fd);
   }
   auto r = run_diskprobe(sized_run(file, {"--rw", "write", "--direct", "0", "--continue_on_error", "write"}));

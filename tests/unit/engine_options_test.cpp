@@ -495,12 +495,31 @@ TEST_CASE("file target: created and laid out at size when missing, used as it is
     CHECK(fs::file_size(path) == 2 << 20);
   }
   CHECK_FALSE(fs::exists(path));
+  // A file diskprobe did not make is never written ...
   File existing(8 << 20);
   spec.size = 0;
+  auto refused = JobFiles::open_file(existing.path(), spec, false);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error(), Contains("diskprobe did not create") && Contains("would overwrite it"));
+  CHECK(existing.read_all() == std::vector<uint8_t>(8 << 20, 0));
+  // ... but may be read, at its own size.
+  spec.rw = RwMode::RandRead;
   auto files = JobFiles::open_file(existing.path(), spec, false);
   REQUIRE(files.ok());
   CHECK(files->target().size_bytes == 8 << 20);
   CHECK(files->created().empty());
+  // A file an earlier run made and kept is diskprobe's: a write run may use it again.
+  spec.rw = RwMode::Write;
+  spec.size = 1 << 20;
+  {
+    auto kept = JobFiles::open_file(path, spec, /*keep=*/true);
+    REQUIRE(kept.ok());
+  }
+  REQUIRE(fs::exists(path));
+  CHECK(may_use_file(path, spec).ok());
+  auto again = JobFiles::open_file(path, spec, false);
+  REQUIRE(again.ok());
+  CHECK(again->created().empty());
 }
 
 TEST_CASE("report: a percentile list replaces fio's default in text and JSON") {

@@ -45,6 +45,11 @@ class JobFiles {
   bool keep_ = false;
 };
 
+// Whether a run may use the regular file at `path`: a missing file (created), a read-only
+// workload, or a file diskprobe made (it starts with diskprobe's header). Any other existing
+// file would be overwritten: refused, saying so.
+Status may_use_file(const std::string& path, const JobSpec& spec);
+
 // Why files cannot go in `dir`, or Ok: not a directory, read-only, not writable, too little
 // free space for `need_bytes`, no O_DIRECT (tmpfs) when `direct`.
 Status check_directory(const std::string& dir, uint64_t need_bytes, bool direct);
