@@ -115,6 +115,7 @@ struct Plan {
   bool verify = false;        // every write carries a crc32c
   bool verify_reads = false;  // a read workload checks every block it reads
   bool track_writes = false;  // remember written blocks for the verify pass
+  std::vector<WrittenBlocks*> written;  // per job: its file's map (track_writes only)
   ContinueOnError continue_on_error = ContinueOnError::None;
   unsigned ring_flags = 0;    // IORING_SETUP_SQPOLL / IORING_SETUP_IOPOLL
   uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
@@ -171,7 +172,6 @@ struct JobOutput {
   std::string error;     // set when the job could not start or its ring failed
   std::string fallback;  // registered files/buffers refused: plain ops were used
   std::string feature_note;  // sqpoll/hipri refused by the kernel: ran without
-  std::vector<uint64_t> written;  // blocks the job wrote (verify pass), bit per block
   bool stopped = false;  // saw the stop flag
   bool arrived = false;  // has reported to the start gate
 };
@@ -212,7 +212,7 @@ class Workload {
     if (p.randommap) {
       for (int d = 0; d < 2; ++d) perm_[d].reset(p.nblocks_dir[d], rng_.next());
     }
-    if (p.track_writes) written_.assign((p.nblocks_dir[1] + 63) / 64, 0);
+    if (p.track_writes) written_ = p.written[job];
   }
 
   // True once this job has issued its `size` bytes (never for time_based runs).
@@ -296,7 +296,7 @@ class Workload {
 
   // An error continue_on_error does not allow: the job issues nothing more.
   bool fatal() const { return fatal_; }
-  std::vector<uint64_t> take_written() { return std::move(written_); }
+
 
   void set_measure_start(uint64_t t) { measure_start_ = t; }
   uint64_t measure_start() const { return measure_start_; }
@@ -336,10 +336,7 @@ class Workload {
   // the block it read.
   void verified(bool write, uint64_t offset, const uint8_t* buf) {
     if (write) {
-      if (!written_.empty()) {
-        uint64_t i = (offset - p_.region_start) / p_.bs[1];
-        written_[i / 64] |= uint64_t{1} << (i % 64);
-      }
+      if (written_) written_->set((offset - p_.region_start) / p_.bs[1]);
       return;
     }
     if (!p_.verify_reads) return;
@@ -375,7 +372,7 @@ class Workload {
   bool mixed_ = false, random_ = false, writes_only_ = false;
   bool fatal_ = false;
   BlockPermutation perm_[2];
-  std::vector<uint64_t> written_;
+  WrittenBlocks* written_ = nullptr;
   uint64_t issued_ = 0;
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
@@ -750,7 +747,6 @@ void job_body(const Plan& plan, unsigned job, const std::vector<int>& cpus, Star
   run.start(t0);
   Status st = use_uring ? uring.loop(out) : sync_loop(plan, run, fd->get(), buffers->get(), out);
   out.feature_note = uring.feature_note();
-  out.written = run.work.take_written();
   if (!st) {
     out.error = st.error();
     if (uring.buffers_busy()) (void)buffers->release();  // leaked on purpose: I/O may still land
@@ -807,29 +803,34 @@ Plan make_plan(const JobSpec& spec, const Target& target) {
 // fio's do_verify: after every job has finished writing, read back each block written and
 // check its header and checksum. Jobs that share a file share one pass over the union of
 // what they wrote.
-void verify_pass(const Plan& plan, std::vector<JobOutput>& outs, const std::atomic<bool>* stop, Results& r) {
-  std::vector<WrittenBlocks> files;
-  std::vector<unsigned> first_job;
-  for (unsigned j = 0; j < outs.size(); ++j) {
-    auto& bits = outs[j].written;
-    if (bits.empty()) continue;
-    const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[j];
-    auto it = std::find_if(files.begin(), files.end(), [&](const WrittenBlocks& w) { return w.path == path; });
-    if (it == files.end()) {
-      files.push_back({path, plan.region_start, plan.bs[1], std::move(bits)});
-      first_job.push_back(j);
-    } else {
-      for (size_t i = 0; i < bits.size(); ++i) it->bits[i] |= bits[i];
-    }
-  }
-  for (size_t f = 0; f < files.size(); ++f) {
-    auto st = verify_written(files[f], plan.spec->direct, plan.run_id, first_job[f], r.verify_pass, stop);
+void verify_pass(const Plan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& maps,
+                 const std::atomic<bool>* stop, Results& r) {
+  for (auto& w : maps) {
+    auto st = verify_written(*w, plan.spec->direct, plan.run_id, r.verify_pass, stop);
     if (!st) {
-      r.verify_pass.add_mismatch(first_job[f], plan.region_start, "the verify pass could not read the target");
+      r.verify_pass.add_mismatch(w->first_job, plan.region_start, "the verify pass could not read the target");
       r.notes.push_back(st.error());
     }
   }
   r.verified = true;
+}
+
+// One written-blocks map per file the jobs write (one for a device, one per job for
+// --directory), set up before the jobs start.
+std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsigned jobs) {
+  std::vector<std::unique_ptr<WrittenBlocks>> maps;
+  if (!plan.track_writes) return maps;
+  plan.written.assign(jobs, nullptr);
+  for (unsigned j = 0; j < jobs; ++j) {
+    const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[j];
+    auto it = std::find_if(maps.begin(), maps.end(), [&](const auto& w) { return w->path == path; });
+    if (it == maps.end()) {
+      maps.push_back(std::make_unique<WrittenBlocks>(path, plan.region_start, plan.bs[1], j, plan.nblocks_dir[1]));
+      it = maps.end() - 1;
+    }
+    plan.written[j] = it->get();
+  }
+  return maps;
 }
 
 std::string join_problems(const std::string& where, const std::vector<std::string>& problems) {
@@ -963,6 +964,13 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
   r.jobs.resize(n);
   std::vector<JobOutput> outs(n);
   for (unsigned j = 0; j < n; ++j) outs[j].result = &r.jobs[j];
+  std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+  try {
+    written_maps = make_written_maps(plan, n);
+  } catch (const std::bad_alloc&) {
+    return make_error("verify: no memory for the map of written blocks (" + std::to_string(plan.nblocks_dir[1] / 8) +
+                      " bytes): lower size or set do_verify=0");
+  }
   StartGate gate(n);
   std::vector<std::thread> threads;
   threads.reserve(n);
@@ -1015,7 +1023,7 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     break;
   }
   r.verified = plan.verify_reads;
-  if (plan.track_writes && !r.interrupted) verify_pass(plan, outs, opts.stop, r);
+  if (plan.track_writes && !r.interrupted) verify_pass(plan, written_maps, opts.stop, r);
   r.aggregate();
   return r;
 }

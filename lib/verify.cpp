@@ -30,11 +30,12 @@ struct FreeDeleter {
 
 }  // namespace
 
-Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, unsigned job, VerifyStats& out,
+Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, VerifyStats& out,
                       const std::atomic<bool>* stop) {
+  const unsigned job = w.first_job;
   auto fd = Fd::open(w.path, O_RDONLY | (direct ? O_DIRECT : 0));
   if (!fd) return make_error("verify: " + fd.error());
-  const uint64_t nblocks = w.bits.size() * 64;
+  const uint64_t nblocks = w.words * 64;
   // 1 MiB reads (at least one block): sequential and large, so the pass runs at the device's
   // bandwidth rather than its IOPS.
   const uint64_t per_read = std::max<uint64_t>(1, (1u << 20) / w.bs);

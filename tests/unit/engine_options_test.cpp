@@ -613,3 +613,21 @@ TEST_CASE("fio issue 1984: p99.9999 is never reported above the max, and keeps i
     CHECK(r.write.clat.percentile(p) <= r.write.clat.max());
   }
 }
+
+TEST_CASE("verify: jobs sharing a target share one map, so each block is read back once") {
+  SKIP_WITHOUT_URING();
+  File f(1 << 20);
+  auto spec = sized(RwMode::RandWrite, 1 << 20);
+  spec.numjobs = 2;
+  spec.verify = VerifyKind::Crc32c;
+  auto r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->write.ios == 512);            // each job writes every block once
+  CHECK(r->verify.blocks_checked == 256);  // the union, checked once
+  CHECK(r->verify.mismatches == 0);
+  spec.do_verify = false;
+  r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->verified);
+  CHECK(r->verify.blocks_checked == 0);
+}
