@@ -204,10 +204,12 @@ int run_outcome(const Results& r) {
 // yet (fio's filename=FILE: created at `size`). Absolute or ./relative, never with "..".
 bool names_a_file(const std::string& arg) {
   if (arg.rfind("/", 0) != 0 && arg.rfind("./", 0) != 0) return false;
-  if (arg.rfind("/dev/", 0) == 0 || arg.find("/../") != std::string::npos) return false;
+  if (arg.find("/../") != std::string::npos) return false;
   struct stat st {};
   if (::stat(arg.c_str(), &st) == 0) return S_ISREG(st.st_mode);
-  return errno == ENOENT;
+  // A missing /dev/vdx is a mistyped device, not a file to create (/dev/shm is tmpfs).
+  bool under_dev = arg.rfind("/dev/", 0) == 0 && arg.rfind("/dev/shm/", 0) != 0;
+  return errno == ENOENT && !under_dev;
 }
 
 // --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
