@@ -205,3 +205,29 @@ TEST_CASE("a regular file and --directory as targets, with fio's bare switches")
   CHECK(ro.exit_code == 1);
   CHECK_THAT(ro.err, Contains("cannot create a file in /proc"));
 }
+
+TEST_CASE("--directory on XFS (the EBS seed's run): one O_DIRECT file per job, removed afterwards") {
+  auto loop = testing::make_loop(512ull << 20);
+  auto mk = testing::sh("mkfs.xfs -q -f " + loop.path() + " 2>&1");
+  if (mk.exit_code != 0) {
+    WARN("mkfs.xfs is not available here: test skipped (" << mk.out << ")");
+    return;
+  }
+  TempDir mnt;
+  REQUIRE(::mount(loop.path().c_str(), mnt.path.c_str(), "xfs", 0, nullptr) == 0);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt.path};
+  auto r = run_diskprobe({"run", "--profile", "essd-plx-latency", "--directory", mnt.path, "--rw", "randread",
+                          "--bs", "16k", "--size", "16M", "--numjobs", "2", "--iodepth", "8", "--norandommap",
+                          "--refill_buffers", "--runtime", "1", "--no-tune", "--output-format", "json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["jobs"].size() == 2);
+  CHECK(j["jobs"][0]["read"]["ios"].get<uint64_t>() > 0);
+  CHECK(j["jobs"][1]["read"]["ios"].get<uint64_t>() > 0);
+  CHECK(j["errors"]["count"] == 0);
+  CHECK(fs::is_empty(mnt.path));
+}
