@@ -16,6 +16,18 @@ bool is_override(const std::string& key) {
   return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
+// Boolean workload options fio accepts without a value.
+bool is_switch(const std::string& key) {
+  static const std::set<std::string> kSwitches = {"norandommap", "time_based", "refill_buffers", "direct",
+                                                  "randrepeat",  "sqpoll",     "hipri",          "do_verify"};
+  return kSwitches.count(key) > 0;
+}
+
+bool is_bool_word(const std::string& w) {
+  static const std::set<std::string> kWords = {"0", "1", "true", "false", "yes", "no", "on", "off"};
+  return kWords.count(w) > 0;
+}
+
 }  // namespace
 
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
@@ -70,9 +82,16 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--output-format") ok = value(a.output_format);
     else if (w == "--output") ok = value(a.output_file);
     else if (w == "--scratch") ok = value(a.scratch);
+    else if (w == "--directory") ok = value(a.directory);
+    else if (w == "--keep-files") ok = flag(a.keep_files);
     else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
-      ok = value(v);
+      // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
+      if (!inline_value && is_switch(w.substr(2)) && (i + 1 >= words.size() || !is_bool_word(words[i + 1]))) {
+        v.assign(1, '1');  // not v = "1": GCC 12 warns -Wrestrict on it
+      } else {
+        ok = value(v);
+      }
       if (ok) a.overrides[w.substr(2)] = v;
     } else if (w.size() > 1 && w[0] == '-') {
       error = "unknown option " + w + ": see 'diskprobe --help'";
@@ -124,6 +143,10 @@ device over a sparse file in $TMPDIR, removed however the run ends.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
+  --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri
+  --continue_on_error --verify --do_verify --percentiles (bs=4k,16k: reads,writes; size=50%)
+--directory DIR runs on one file of `size` per job in DIR (a filesystem), removed after the
+  run unless --keep-files; a regular file works as DEVICE too.
 check and run sample a device of 1 GiB or more for data with no signature before writing
   (the first and last MiB and 64 random 4 KiB blocks): --paranoid samples any size,
   --no-paranoid skips it, --allow-nonzero writes over such data. After a write run the

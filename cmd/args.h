@@ -22,6 +22,8 @@ struct Args {
   std::string output_file;
   std::string scratch;                    // --scratch SIZE
   bool no_tune = false;
+  std::string directory;                  // run --directory DIR: one file per job
+  bool keep_files = false;                // run --keep-files: leave those files
   bool apply = false, restore = false;    // tune --apply / --restore
   bool paranoid = false, no_paranoid = false, allow_nonzero = false;  // the zero sampler
 };

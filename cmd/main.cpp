@@ -1,5 +1,6 @@
 // diskprobe's command line: parse, call the modules in order, print, exit code.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@
 #include "diskprobe/core/engine.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
+#include "diskprobe/core/targets.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/wipe.h"
@@ -241,10 +243,75 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   return kOk;
 }
 
+// A failed verify or a job stopped by an I/O error fails the run after the report is out.
+int run_outcome(const Results& r) {
+  if (r.verify.mismatches) {
+    const auto& m = r.verify.first.front();
+    return fail(kRuntime, "verify: " + std::to_string(r.verify.mismatches) + " of " +
+                              std::to_string(r.verify.blocks_checked) + " blocks did not match; first at offset " +
+                              std::to_string(m.offset) + ": " + m.reason);
+  }
+  if (r.errors.stopped) return fail(kRuntime, r.errors.stop_reason);
+  return kOk;
+}
+
+// A DEVICE argument that names a regular file, or a path outside /dev that does not exist
+// yet (fio's filename=FILE: created at `size`). Absolute or ./relative, never with "..".
+bool names_a_file(const std::string& arg) {
+  if (arg.rfind("/", 0) != 0 && arg.rfind("./", 0) != 0) return false;
+  if (arg.find("/../") != std::string::npos) return false;
+  struct stat st {};
+  if (::stat(arg.c_str(), &st) == 0) return S_ISREG(st.st_mode);
+  // A missing /dev/vdx is a mistyped device, not a file to create (/dev/shm is tmpfs).
+  bool under_dev = arg.rfind("/dev/", 0) == 0 && arg.rfind("/dev/shm/", 0) != 0;
+  return errno == ENOENT && !under_dev;
+}
+
+// --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
+// instead (writable, room for the files, O_DIRECT), and the files this run made are removed
+// afterwards unless --keep-files.
+int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format) {
+  if (a.directory.empty()) {
+    if (auto ok = may_use_file(a.positional[0], spec); !ok) return fail(kUsage, ok.error());
+  }
+  auto files = a.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
+                                   : JobFiles::create_in_directory(a.directory, spec, a.keep_files);
+  if (!files) return fail(kRuntime, files.error());
+  if (g_stop) return fail(kRuntime, "interrupted before the run started");
+  if (auto st = validate(spec, files->target()); !st) return fail(kUsage, st.error());
+  EngineOptions opts;
+  opts.stop = &g_stop;
+  auto results = run_jobs(spec, files->target(), opts);
+  if (!results) return fail(kRuntime, results.error());
+  results->preflight = "files: no device preflight (a filesystem holds them)";
+  if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
+  files->remove();
+  if (!a.output_file.empty()) {
+    std::ofstream f(a.output_file);
+    f << render(*results, format);
+    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
+    print(render_text(*results));
+  } else {
+    print(render(*results, format));
+  }
+  if (results->interrupted) return fail(kRuntime, "interrupted: partial results above");
+  return run_outcome(*results);
+}
+
 // The scratch device, the held preflight claim and the tuning guard live until the report is
 // written; their destructors run on every return path.
 int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (a.profile.empty()) return fail(kUsage, "run needs --profile NAME: see 'diskprobe profiles'");
+  if (!a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) {
+    return fail(kUsage, "give either --directory DIR, a DEVICE or --scratch SIZE, not more than one");
+  }
+  if (!a.directory.empty() || (a.scratch.empty() && a.positional.size() == 1 && names_a_file(a.positional[0]))) {
+    auto format = parse_output_format(a.output_format);
+    if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text or json");
+    auto spec = spec_from(a, a.profile);
+    if (!spec) return fail(kUsage, spec.error());
+    return cmd_run_files(a, *spec, *format);
+  }
   if (a.scratch.empty() && a.positional.size() != 1) {
     return fail(kUsage, "run needs a DEVICE (like vdc or /dev/vdc) or --scratch SIZE");
   }
@@ -284,6 +351,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
+  read_poll_support(root, dev.disk, target);
   if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
 
   auto topo = tuning::read_topology(root, dev);
@@ -301,7 +369,8 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (g_stop) return fail(kRuntime, "interrupted before the run started; settings restored");
 
   // Checked again through the held O_EXCL descriptor right before the engine opens the device.
-  if (auto again = safety::recheck(root, checked); !again.safe()) {
+  // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
+  if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
     std::fputs(cli::verdict_text(again).c_str(), stderr);
     return fail(kRefused, again.device + " changed since the preflight: nothing was written");
   }
@@ -340,7 +409,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
     return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +
                               ": partial results above; every setting was restored");
   }
-  return kOk;
+  return run_outcome(*results);
 }
 
 }  // namespace

@@ -166,8 +166,46 @@ json spec_json(const JobSpec& s) {
             {"randrepeat", s.randrepeat},
             {"randseed", s.randseed},
             {"refill_buffers", s.refill_buffers},
+            {"bs_write_bytes", s.write_bs()},
+            {"offset_percent", s.offset_percent},
+            {"size_percent", s.size_percent},
+            {"io_size_bytes", s.io_size},
+            {"norandommap", s.norandommap},
+            {"cpus_allowed", s.cpus_allowed},
+            {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
+            {"sqpoll", s.sqpoll},
+            {"hipri", s.hipri},
+            {"continue_on_error", std::string(to_string(s.continue_on_error))},
+            {"verify", std::string(to_string(s.verify))},
+            {"do_verify", s.do_verify},
+            {"percentiles", s.percentiles},
             {"engine", std::string(to_string(s.engine))}}},
           {"host", host}};
+}
+
+// The engine options a profile sets beyond the defaults, one line ("" when none).
+static std::string engine_options_text(const JobSpec& s) {
+  std::ostringstream o;
+  if (s.bs_write) o << " bs=" << s.bs << "," << s.bs_write;
+  if (s.size_percent > 0) o << " size=" << s.size_percent << "%";
+  if (s.offset_percent > 0) o << " offset=" << s.offset_percent << "%";
+  if (s.io_size) o << " io_size=" << s.io_size;
+  if (s.norandommap) o << " norandommap=1";
+  if (!s.cpus_allowed.empty()) {
+    o << " cpus_allowed=";
+    for (size_t i = 0; i < s.cpus_allowed.size(); ++i) o << (i ? "," : "") << s.cpus_allowed[i];
+    o << " cpus_allowed_policy=" << (s.cpus_allowed_split ? "split" : "shared");
+  }
+  if (s.sqpoll) o << " sqpoll=1";
+  if (s.hipri) o << " hipri=1";
+  if (s.continue_on_error != ContinueOnError::None) o << " continue_on_error=" << to_string(s.continue_on_error);
+  if (s.verify != VerifyKind::None) o << " verify=" << to_string(s.verify) << " do_verify=" << s.do_verify;
+  if (!s.percentiles.empty()) {
+    o << " percentiles=";
+    for (size_t i = 0; i < s.percentiles.size(); ++i) o << (i ? "," : "") << s.percentiles[i];
+  }
+  std::string line = o.str();
+  return line.empty() ? line : " " + line + "\n";
 }
 
 std::string spec_text(const JobSpec& s) {
@@ -178,6 +216,7 @@ std::string spec_text(const JobSpec& s) {
     << " runtime=" << s.runtime_s << "s time_based=" << s.time_based << " direct=" << s.direct
     << " engine=" << to_string(s.engine) << "\n";
   if (s.size) o << "  size=" << s.size << " offset=" << s.offset << "\n";
+  o << engine_options_text(s);
   o << "  host: rq_affinity=" << (s.host.rq_affinity ? std::to_string(*s.host.rq_affinity) : "unchanged")
     << " pinning=" << to_string(s.host.pinning) << " hold_cstates=" << s.host.hold_cstates
     << " advise_idle_poll=" << s.host.advise_idle_poll << "\n";

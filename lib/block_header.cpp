@@ -5,6 +5,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+
 #include "diskprobe/core/block_device.h"
 
 namespace diskprobe {
@@ -98,11 +102,57 @@ uint64_t device_identity(const BlockDevice& dev) {
   return device_identity_from(dev.serial, dev.wwid, dev.model, dev.name, dev.size_bytes);
 }
 
+namespace {
+
+// Byte-wise table lookup: ~0.5 GB/s, the fallback where the CPU has no crc32 instruction.
+uint32_t crc32c_table(uint32_t crc, const uint8_t* p, size_t len) {
+  for (size_t i = 0; i < len; ++i) crc = kCrcTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return crc;
+}
+
+#if defined(__x86_64__)
+// SSE4.2's crc32 computes the same reflected Castagnoli CRC, 8 bytes per instruction: a
+// 4 KiB block in well under a microsecond, cheap enough to checksum every verified I/O.
+__attribute__((target("sse4.2"))) uint32_t crc32c_sse42(uint32_t crc, const uint8_t* p, size_t len) {
+  uint64_t c = crc;
+  while (len >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c = _mm_crc32_u64(c, v);
+    p += 8;
+    len -= 8;
+  }
+  auto c32 = static_cast<uint32_t>(c);
+  while (len--) c32 = _mm_crc32_u8(c32, *p++);
+  return c32;
+}
+
+bool have_sse42() {
+  static const bool yes = __builtin_cpu_supports("sse4.2");
+  return yes;
+}
+#endif
+
+}  // namespace
+
+uint32_t crc32c_portable(uint32_t crc, const void* data, size_t len) {
+  return ~crc32c_table(~crc, static_cast<const uint8_t*>(data), len);
+}
+
+bool crc32c_is_hardware() {
+#if defined(__x86_64__)
+  return have_sse42();
+#else
+  return false;
+#endif
+}
+
 uint32_t crc32c(uint32_t crc, const void* data, size_t len) {
   const auto* p = static_cast<const uint8_t*>(data);
-  crc = ~crc;
-  for (size_t i = 0; i < len; ++i) crc = kCrcTable[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-  return ~crc;
+#if defined(__x86_64__)
+  if (have_sse42()) return ~crc32c_sse42(~crc, p, len);
+#endif
+  return ~crc32c_table(~crc, p, len);
 }
 
 uint32_t block_checksum(const uint8_t* block, size_t len) {

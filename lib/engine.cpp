@@ -24,7 +24,9 @@
 #include <thread>
 
 #include "diskprobe/core/fd.h"
+#include "random_map.h"
 #include "ring.h"
+#include "verify.h"
 
 namespace diskprobe {
 
@@ -106,6 +108,16 @@ struct Plan {
   int open_flags = 0;
   uint64_t region_start = 0;
   uint64_t nblocks = 0;      // bs-sized blocks in the region
+  uint32_t bs[2] = {0, 0};          // [0] reads, [1] writes (fio's bs=R,W)
+  uint64_t nblocks_dir[2] = {0, 0};  // blocks of each direction's size in the region
+  std::vector<std::string> job_paths;  // --directory: each job's own file
+  bool randommap = false;     // random I/O walks a permutation of the blocks
+  bool verify = false;        // every write carries a crc32c
+  bool verify_reads = false;  // a read workload checks every block it reads
+  bool track_writes = false;  // remember written blocks for the verify pass
+  std::vector<WrittenBlocks*> written;  // per job: its file's map (track_writes only)
+  ContinueOnError continue_on_error = ContinueOnError::None;
+  unsigned ring_flags = 0;    // IORING_SETUP_SQPOLL / IORING_SETUP_IOPOLL
   uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
   uint64_t ramp_ns = 0;
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
@@ -159,6 +171,7 @@ struct JobOutput {
   CpuUsage cpu;
   std::string error;     // set when the job could not start or its ring failed
   std::string fallback;  // registered files/buffers refused: plain ops were used
+  std::string feature_note;  // sqpoll/hipri refused by the kernel: ran without
   bool stopped = false;  // saw the stop flag
   bool arrived = false;  // has reported to the start gate
 };
@@ -194,6 +207,12 @@ class Workload {
     random_ = is_random(spec_.rw);
     writes_only_ = !does_reads(spec_.rw);
     for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.assign(p.seconds_capacity, 0);
+    out_.read.bs = p.bs[0];
+    out_.write.bs = p.bs[1];
+    if (p.randommap) {
+      for (int d = 0; d < 2; ++d) perm_[d].reset(p.nblocks_dir[d], rng_.next());
+    }
+    if (p.track_writes) written_ = p.written[job];
   }
 
   // True once this job has issued its `size` bytes (never for time_based runs).
@@ -201,30 +220,34 @@ class Workload {
 
   // The next I/O's direction and offset; call only when !exhausted().
   void next(bool* write, uint64_t* offset) {
-    issued_ += spec_.bs;
     bool w = mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+    issued_ += p_.bs[w];
     uint64_t block;
     if (random_) {
-      block = rng_.below(p_.nblocks);
+      block = p_.randommap ? perm_[w].next() : rng_.below(p_.nblocks_dir[w]);
     } else {
       uint64_t& n = next_block_[w];
       block = n;
-      if (++n == p_.nblocks) n = 0;  // time_based runs loop over the region
+      if (++n == p_.nblocks_dir[w]) n = 0;  // time_based runs loop over the region
     }
     *write = w;
-    *offset = p_.region_start + block * spec_.bs;
+    *offset = p_.region_start + block * p_.bs[w];
   }
 
   // Fresh random data when asked (refill_buffers) or when a read left the device's data in
   // the buffer; then the header: two stores.
   void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
-    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, spec_.bs);
+    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, p_.bs[1]);
     BlockHeader h;
     h.device_id = p_.device_id;
     h.run_id = p_.run_id;
     h.offset = offset;
     h.seq = ++write_seq_;
     encode_block_header(buf, h);  // bs >= 512 > kBlockHeaderBytes: validate() guarantees it
+    if (p_.verify) {
+      h.crc32c = block_checksum(buf, p_.bs[1]);
+      encode_block_header(buf, h);
+    }
   }
 
   void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
@@ -238,8 +261,13 @@ class Workload {
     return static_cast<ptrdiff_t>(sec);
   }
 
-  void completed(bool write, int res, uint64_t slat, uint64_t clat, ptrdiff_t second) {
-    if (static_cast<uint32_t>(res) != spec_.bs) out_.errors.short_ios++;
+  void completed(bool write, int res, uint64_t offset, const uint8_t* buf, uint64_t slat, uint64_t clat,
+                 ptrdiff_t second) {
+    if (static_cast<uint32_t>(res) != p_.bs[write]) {
+      short_io(write, offset);
+    } else if (p_.verify) {
+      verified(write, offset, buf);
+    }
     if (second < 0) return;  // ramp: not measured
     DirectionStats& d = write ? out_.write : out_.read;
     d.ios++;
@@ -250,13 +278,25 @@ class Workload {
     d.ios_per_second[static_cast<size_t>(second)]++;
   }
 
-  void failed(int err, uint64_t offset) {
+  void failed(int err, bool write, uint64_t offset) {
     ErrorStats& e = out_.errors;
     if (e.count++ == 0) {
       e.first_errno = err;
       e.first_offset = offset;
     }
+    (err == EIO ? e.eio : err == ENOSPC ? e.enospc : e.other).add(offset);
+    if (!io_error_allowed(write)) {
+      stop_on(std::string(write ? "write" : "read") + " error (" + std::strerror(err) + ") at offset " +
+              std::to_string(offset));
+    }
   }
+
+  // -EAGAIN: the I/O is sent again; counted so a report shows the device pushed back.
+  void again(uint64_t offset) { out_.errors.eagain.add(offset); }
+
+  // An error continue_on_error does not allow: the job issues nothing more.
+  bool fatal() const { return fatal_; }
+
 
   void set_measure_start(uint64_t t) { measure_start_ = t; }
   uint64_t measure_start() const { return measure_start_; }
@@ -272,6 +312,44 @@ class Workload {
   }
 
  private:
+  bool io_error_allowed(bool write) const {
+    ContinueOnError c = p_.continue_on_error;
+    return c == ContinueOnError::All || c == ContinueOnError::Io ||
+           c == (write ? ContinueOnError::Write : ContinueOnError::Read);
+  }
+
+  void stop_on(const std::string& what) {
+    if (fatal_) return;
+    fatal_ = true;
+    out_.errors.stopped = true;
+    out_.errors.stop_reason =
+        what + ": the job stopped (continue_on_error=" + std::string(to_string(p_.continue_on_error)) + ")";
+  }
+
+  // Short I/O: counted per direction, never fatal (a read past the end of a file is one).
+  void short_io(bool write, uint64_t offset) {
+    out_.errors.short_ios++;
+    (write ? out_.errors.short_write : out_.errors.short_read).add(offset);
+  }
+
+  // Only with --verify: a write marks its block for the verify pass, a read workload checks
+  // the block it read.
+  void verified(bool write, uint64_t offset, const uint8_t* buf) {
+    if (write) {
+      if (written_) written_->set((offset - p_.region_start) / p_.bs[1]);
+      return;
+    }
+    if (!p_.verify_reads) return;
+    out_.verify.blocks_checked++;
+    if (const char* why = check_block(buf, p_.bs[0], offset, 0)) {
+      out_.verify.add_mismatch(out_.job, offset, why);
+      ContinueOnError c = p_.continue_on_error;
+      if (c != ContinueOnError::Verify && c != ContinueOnError::All) {
+        stop_on("verify mismatch at offset " + std::to_string(offset) + ": " + why);
+      }
+    }
+  }
+
   static uint64_t seed(const JobSpec& s, unsigned job) {
     uint64_t base = s.randrepeat
                         ? s.randseed
@@ -292,6 +370,9 @@ class Workload {
   Rng rng_;
   JobResult& out_;
   bool mixed_ = false, random_ = false, writes_only_ = false;
+  bool fatal_ = false;
+  BlockPermutation perm_[2];
+  WrittenBlocks* written_ = nullptr;
   uint64_t issued_ = 0;
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
@@ -338,7 +419,9 @@ struct JobRun {
       cpu_start = thread_cpu();  // ramp's CPU time is not counted either
     }
     if (stopping) return;
-    if (stop && stop->load(std::memory_order_relaxed)) {
+    if (work.fatal()) {
+      stopping = true;
+    } else if (stop && stop->load(std::memory_order_relaxed)) {
       stopping = true;
       out.stopped = true;
     } else if (deadline && t >= deadline) {
@@ -367,18 +450,27 @@ Result<Buffer> allocate_buffers(const Plan& plan, Workload& work) {
   return buf;
 }
 
-Status pin_to(int cpu) {
-  if (cpu < 0) return Ok{};
-  if (cpu >= CPU_SETSIZE) {
-    return make_error("cannot pin to CPU " + std::to_string(cpu) + ": CPU numbers go up to " +
-                      std::to_string(CPU_SETSIZE - 1));
-  }
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string s;
+  for (int c : cpus) s += (s.empty() ? "" : ",") + std::to_string(c);
+  return s;
+}
+
+// Pins the calling thread to `cpus` (one CPU, or cpus_allowed shared by jobs); empty = unpinned.
+Status pin_to(const std::vector<int>& cpus) {
+  if (cpus.empty()) return Ok{};
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+  for (int cpu : cpus) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+      return make_error("cannot pin to CPU " + std::to_string(cpu) + ": CPU numbers go from 0 to " +
+                        std::to_string(CPU_SETSIZE - 1));
+    }
+    CPU_SET(cpu, &set);
+  }
   if (int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
-    return make_error(errno_message("pthread_setaffinity_np", "CPU " + std::to_string(cpu), err) +
-                      ": is CPU " + std::to_string(cpu) +
+    std::string what = cpus.size() == 1 ? "CPU " + cpu_list_text(cpus) : "CPUs " + cpu_list_text(cpus);
+    return make_error(errno_message("pthread_setaffinity_np", what, err) + ": is " + what +
                       " online and allowed for this process (taskset, cgroup cpuset)?");
   }
   return Ok{};
@@ -404,12 +496,33 @@ class UringJob {
   // Ring, registered file and buffers. A refused registration falls back to plain ops.
   Status setup(uint8_t* buffers, std::string* fallback) {
     unsigned entries = std::min<unsigned>(plan_.slots, kMaxRingEntries);
+    if (plan_.ring_flags) {
+      // sqpoll/hipri asked for: a kernel without them gets a plain ring and a note.
+      int ret = ring_.init_flags(entries, plan_.ring_flags);
+      if (ret == 0) return register_all(buffers, fallback);
+      feature_note_ = errno_message("io_uring_setup with " + ring_flag_names(plan_.ring_flags), plan_.path, -ret) +
+                      ": this kernel or process cannot use it; ran with interrupt-driven completions and "
+                      "io_uring_enter submission instead";
+    }
     if (int ret = ring_.init(entries); ret < 0) {
       return make_error(errno_message("io_uring_queue_init", plan_.path, -ret) +
                         (ret == -EPERM
                              ? ": io_uring is disabled (sysctl kernel.io_uring_disabled): use engine=sync"
                              : ": use engine=sync where io_uring is unavailable"));
     }
+    return register_all(buffers, fallback);
+  }
+
+  const std::string& feature_note() const { return feature_note_; }
+
+  static std::string ring_flag_names(unsigned flags) {
+    std::string n;
+    if (flags & IORING_SETUP_SQPOLL) n += "IORING_SETUP_SQPOLL (sqpoll)";
+    if (flags & IORING_SETUP_IOPOLL) n += std::string(n.empty() ? "" : " and ") + "IORING_SETUP_IOPOLL (hipri)";
+    return n;
+  }
+
+  Status register_all(uint8_t* buffers, std::string* fallback) {
     if (int ret = ring_.register_file(fd_); ret == 0) {
       file_ = 0;
       fixed_file_ = true;
@@ -462,7 +575,6 @@ class UringJob {
   // our clat; lat compares as is).
   Status loop(JobOutput& out) {
     io_uring* ring = ring_.get();
-    const uint32_t bs = plan_.spec->bs;
     Workload& work = run_.work;
     uint64_t t_reaped = now_ns();
     for (;;) {
@@ -480,7 +592,7 @@ class UringJob {
             start_io(work, slots_[s]);
           }
           Slot& sl = slots_[s];
-          prep(sqe, sl, bs);
+          prep(sqe, sl, plan_.bs[sl.write]);
           io_uring_sqe_set_data64(sqe, s);
           sl.t_prep = t_prep;
           batch_[nbatch++] = s;
@@ -510,13 +622,15 @@ class UringJob {
         Slot& sl = slots_[s];
         int res = cqe->res;
         if (res == -EAGAIN) {
+          work.again(sl.offset);
           retry_[nretry_++] = s;
           continue;
         }
         if (res < 0) {
-          work.failed(-res, sl.offset);
+          work.failed(-res, sl.write, sl.offset);
         } else {
-          work.completed(sl.write, res, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit, second);
+          work.completed(sl.write, res, sl.offset, sl.buf, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit,
+                         second);
         }
         free_[nfree_++] = s;
       }
@@ -553,6 +667,7 @@ class UringJob {
   bool fixed_file_ = false;
   bool fixed_buffers_ = false;
   bool busy_ = false;
+  std::string feature_note_;
   Ring ring_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
@@ -565,7 +680,6 @@ class UringJob {
 Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
   Slot sl;
   sl.buf = buf;
-  const uint32_t bs = plan.spec->bs;
   uint64_t t = now_ns();
   bool again = false;
   while (!run.stopping) {
@@ -574,6 +688,7 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
       start_io(run.work, sl);
     }
     again = false;
+    const uint32_t bs = plan.bs[sl.write];
     uint64_t t0 = now_ns();
     ssize_t r = sl.write ? ::pwrite(fd, sl.buf, bs, static_cast<off_t>(sl.offset))
                          : ::pread(fd, sl.buf, bs, static_cast<off_t>(sl.offset));
@@ -581,12 +696,13 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
     if (r < 0) {
       int err = errno;
       if (err == EINTR || err == EAGAIN) {
+        if (err == EAGAIN) run.work.again(sl.offset);
         again = true;
       } else {
-        run.work.failed(err, sl.offset);
+        run.work.failed(err, sl.write, sl.offset);
       }
     } else {
-      run.work.completed(sl.write, static_cast<int>(r), 0, t - t0, run.work.second_of(t));
+      run.work.completed(sl.write, static_cast<int>(r), sl.offset, sl.buf, 0, t - t0, run.work.second_of(t));
     }
     run.check(t, out);
   }
@@ -596,18 +712,19 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
 
 // ---- one job ---------------------------------------------------------------------------
 
-void job_body(const Plan& plan, unsigned job, int cpu, StartGate& gate, const std::atomic<bool>* stop,
-              JobOutput& out) {
+void job_body(const Plan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+              const std::atomic<bool>* stop, JobOutput& out) {
   out.result->job = job;
-  out.result->cpu = cpu;
+  out.result->cpu = cpus.size() == 1 ? cpus[0] : -1;
   auto fail = [&](std::string msg) {
     out.error = std::move(msg);
     out.arrived = true;
     gate.arrive(true);
   };
   // Pinned before the ring exists, so the kernel's per-ring state is set up on that CPU.
-  if (auto st = pin_to(cpu); !st) return fail(st.error());
-  auto fd = Fd::open(plan.path, plan.open_flags);
+  if (auto st = pin_to(cpus); !st) return fail(st.error());
+  const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[job];
+  auto fd = Fd::open(path, plan.open_flags);
   if (!fd) {
     std::string msg = fd.error();
     if (plan.spec->direct && msg.find(std::strerror(EINVAL)) != std::string::npos) {
@@ -629,16 +746,17 @@ void job_body(const Plan& plan, unsigned job, int cpu, StartGate& gate, const st
   if (t0 == 0) return;  // another job could not start
   run.start(t0);
   Status st = use_uring ? uring.loop(out) : sync_loop(plan, run, fd->get(), buffers->get(), out);
+  out.feature_note = uring.feature_note();
   if (!st) {
     out.error = st.error();
     if (uring.buffers_busy()) (void)buffers->release();  // leaked on purpose: I/O may still land
   }
 }
 
-void job_main(const Plan& plan, unsigned job, int cpu, StartGate& gate, const std::atomic<bool>* stop,
-              JobOutput& out) {
+void job_main(const Plan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+              const std::atomic<bool>* stop, JobOutput& out) {
   try {
-    job_body(plan, job, cpu, gate, stop, out);
+    job_body(plan, job, cpus, gate, stop, out);
   } catch (const std::exception& e) {
     // Setup allocates (and a run without a deadline may grow its per-second series); the
     // start gate must hear from this job either way.
@@ -652,17 +770,67 @@ Plan make_plan(const JobSpec& spec, const Target& target) {
   p.spec = &spec;
   p.path = target.path;
   p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
-  p.region_start = spec.offset;
+  Region reg = resolve_region(spec, target);
+  p.region_start = reg.offset;
   p.device_id = target.device_id;
-  uint64_t region = spec.size ? spec.size : target.size_bytes - spec.offset;
-  p.nblocks = region / spec.bs;
-  p.bytes_limit = spec.time_based ? 0 : p.nblocks * spec.bs;
+  uint64_t region = reg.size;
+  p.bs[0] = spec.bs;
+  p.bs[1] = spec.write_bs();
+  for (int d = 0; d < 2; ++d) p.nblocks_dir[d] = region / p.bs[d];
+  p.nblocks = p.nblocks_dir[does_writes(spec.rw) && !does_reads(spec.rw) ? 1 : 0];
+  p.job_paths = target.job_paths;
+  p.randommap = is_random(spec.rw) && !spec.norandommap;
+  p.verify = spec.verify != VerifyKind::None;
+  p.verify_reads = p.verify && !does_writes(spec.rw);
+  p.track_writes = p.verify && does_writes(spec.rw) && spec.do_verify;
+  p.continue_on_error = spec.continue_on_error;
+  if (spec.engine == EngineKind::IoUring) {
+    p.ring_flags = (spec.sqpoll ? IORING_SETUP_SQPOLL : 0u) | (spec.hipri ? IORING_SETUP_IOPOLL : 0u);
+  }
+  // size: one pass over the region per job; io_size: that many bytes, looping as needed.
+  uint64_t pass = does_reads(spec.rw) && does_writes(spec.rw) ? region
+                  : does_writes(spec.rw)                      ? p.nblocks_dir[1] * p.bs[1]
+                                                              : p.nblocks_dir[0] * p.bs[0];
+  p.bytes_limit = spec.time_based ? 0 : spec.io_size ? spec.io_size : pass;
   p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
   if (spec.time_based || spec.runtime_s > 0) p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
   p.seconds_capacity = p.runtime_ns ? static_cast<size_t>(std::ceil(spec.runtime_s)) + 2 : 64;
   p.slots = spec.engine == EngineKind::Sync ? 1 : spec.iodepth;
-  p.slot_stride = round_up(spec.bs, kBufferAlign);
+  p.slot_stride = round_up(spec.max_bs(), kBufferAlign);
   return p;
+}
+
+// fio's do_verify: after every job has finished writing, read back each block written and
+// check its header and checksum. Jobs that share a file share one pass over the union of
+// what they wrote.
+void verify_pass(const Plan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& maps,
+                 const std::atomic<bool>* stop, Results& r) {
+  for (auto& w : maps) {
+    auto st = verify_written(*w, plan.spec->direct, plan.run_id, r.verify_pass, stop);
+    if (!st) {
+      r.verify_pass.add_mismatch(w->first_job, plan.region_start, "the verify pass could not read the target");
+      r.notes.push_back(st.error());
+    }
+  }
+  r.verified = true;
+}
+
+// One written-blocks map per file the jobs write (one for a device, one per job for
+// --directory), set up before the jobs start.
+std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsigned jobs) {
+  std::vector<std::unique_ptr<WrittenBlocks>> maps;
+  if (!plan.track_writes) return maps;
+  plan.written.assign(jobs, nullptr);
+  for (unsigned j = 0; j < jobs; ++j) {
+    const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[j];
+    auto it = std::find_if(maps.begin(), maps.end(), [&](const auto& w) { return w->path == path; });
+    if (it == maps.end()) {
+      maps.push_back(std::make_unique<WrittenBlocks>(path, plan.region_start, plan.bs[1], j, plan.nblocks_dir[1]));
+      it = maps.end() - 1;
+    }
+    plan.written[j] = it->get();
+  }
+  return maps;
 }
 
 std::string join_problems(const std::string& where, const std::vector<std::string>& problems) {
@@ -674,39 +842,75 @@ std::string join_problems(const std::string& where, const std::vector<std::strin
 
 }  // namespace
 
+Region resolve_region(const JobSpec& spec, const Target& target) {
+  Region r;
+  const uint64_t min_bs = std::max<uint64_t>(1, std::min(spec.bs, spec.write_bs()));
+  if (spec.offset_percent > 0) {
+    // fio aligns a percentage offset to the (minimum) block size.
+    auto off = static_cast<uint64_t>(static_cast<long double>(target.size_bytes) * spec.offset_percent / 100.0L);
+    r.offset = off / min_bs * min_bs;
+  } else {
+    r.offset = spec.offset;
+  }
+  uint64_t room = target.size_bytes > r.offset ? target.size_bytes - r.offset : 0;
+  if (spec.size_percent > 0) {
+    auto sz = static_cast<uint64_t>(static_cast<long double>(target.size_bytes) * spec.size_percent / 100.0L);
+    r.size = std::min(room, sz);  // cut at the end of the target, as fio does
+  } else {
+    r.size = spec.size ? spec.size : room;
+  }
+  return r;
+}
+
 Status validate(const JobSpec& spec, const Target& target) {
   std::vector<std::string> problems;
   auto num = [](uint64_t v) { return std::to_string(v); };
   const uint64_t lbs = target.logical_block_size ? target.logical_block_size : 1;
-  const uint64_t bs = spec.bs;
+  const uint64_t bs = spec.max_bs();
   const std::string& dev = target.path;
+  const Region reg = resolve_region(spec, target);
 
-  if (bs < 512) {
-    problems.push_back("bs " + num(bs) + " is below 512 bytes, the smallest block a disk takes: use bs=4096");
-  } else if (spec.direct && bs % lbs != 0) {
-    problems.push_back("bs " + num(bs) + " is not a multiple of the device's logical block size " + num(lbs) +
-                       ": use bs=" + num(round_up(bs, lbs)));
+  for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
+    const char* which = b == spec.bs ? "bs" : "bs (writes)";
+    if (b < 512) {
+      problems.push_back(std::string(which) + " " + num(b) +
+                         " is below 512 bytes, the smallest block a disk takes: use bs=4096");
+    } else if (spec.direct && b % lbs != 0) {
+      problems.push_back(std::string(which) + " " + num(b) + " is not a multiple of the device's logical block size " +
+                         num(lbs) + ": use bs=" + num(round_up(b, lbs)));
+    }
+    if (spec.bs_write == 0 || spec.bs_write == spec.bs) break;
   }
-  if (spec.direct && spec.offset % lbs != 0) {
-    problems.push_back("offset " + num(spec.offset) + " is not aligned to the device's logical block size " +
-                       num(lbs) + " (direct I/O needs it): use offset=" + num(spec.offset / lbs * lbs));
+  if (spec.direct && reg.offset % lbs != 0) {
+    problems.push_back("offset " + num(reg.offset) + " is not aligned to the device's logical block size " +
+                       num(lbs) + " (direct I/O needs it): use offset=" + num(reg.offset / lbs * lbs));
   }
-  if (spec.offset >= target.size_bytes) {
-    problems.push_back("offset " + num(spec.offset) + " is at or past the end of " + dev + " (" +
+  if (reg.offset >= target.size_bytes) {
+    problems.push_back("offset " + num(reg.offset) + " is at or past the end of " + dev + " (" +
                        num(target.size_bytes) + " bytes): use an offset below " + num(target.size_bytes));
   } else {
-    uint64_t room = target.size_bytes - spec.offset;
-    if (spec.size > room) {
-      problems.push_back("the region offset " + num(spec.offset) + " + size " + num(spec.size) +
+    uint64_t room = target.size_bytes - reg.offset;
+    if (reg.size > room) {
+      problems.push_back("the region offset " + num(reg.offset) + " + size " + num(reg.size) +
                          " runs past the end of " + dev + " (" + num(target.size_bytes) +
                          " bytes): use size=" + num(room) + " or less");
-    } else {
-      uint64_t region = spec.size ? spec.size : room;
-      if (bs > 0 && region < bs) {
-        problems.push_back("the region (" + num(region) + " bytes from offset " + num(spec.offset) +
-                           ") holds no whole block of bs " + num(bs) + ": use a larger size or a smaller bs");
-      }
+    } else if (bs > 0 && reg.size < bs) {
+      problems.push_back("the region (" + num(reg.size) + " bytes from offset " + num(reg.offset) +
+                         ") holds no whole block of bs " + num(bs) + ": use a larger size or a smaller bs");
     }
+  }
+  if (spec.offset_percent < 0 || spec.offset_percent >= 100 || spec.size_percent < 0 || spec.size_percent > 100) {
+    problems.push_back("offset and size percentages must be from 0 to 100 (offset below 100)");
+  }
+  if ((spec.sqpoll || spec.hipri) && spec.engine != EngineKind::IoUring) {
+    problems.push_back("sqpoll and hipri are io_uring options: use engine=io_uring");
+  }
+  if (spec.hipri && !spec.direct) {
+    problems.push_back("hipri (polled completions) works only with direct I/O: use direct=1");
+  }
+  if (spec.hipri && target.io_poll == 0) {
+    problems.push_back("hipri: " + (target.poll_why.empty() ? dev + " has no poll queues" : target.poll_why) +
+                       "; run without hipri");
   }
   if (spec.iodepth < 1 || spec.iodepth > kMaxIodepth) {
     problems.push_back("iodepth " + num(spec.iodepth) + " is out of range: use 1 to " + num(kMaxIodepth));
@@ -740,20 +944,41 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     plan.run_id = (static_cast<uint64_t>(rd()) << 32) | rd();
   }
   const unsigned n = spec.numjobs;
+  if (!target.job_paths.empty() && target.job_paths.size() < n) {
+    return make_error("internal: " + std::to_string(target.job_paths.size()) + " job files for " +
+                      std::to_string(n) + " jobs");
+  }
+  // cpus_allowed (the profile's word) wins over the tuning plan's pins: the user chose it.
+  std::vector<std::vector<int>> cpu_sets(n);
+  for (unsigned j = 0; j < n; ++j) {
+    const auto& allowed = spec.cpus_allowed;
+    if (!allowed.empty()) {
+      cpu_sets[j] = spec.cpus_allowed_split ? std::vector<int>{allowed[j % allowed.size()]} : allowed;
+    } else if (j < opts.cpus.size() && opts.cpus[j] >= 0) {
+      cpu_sets[j] = {opts.cpus[j]};
+    }
+  }
   // Each job writes its statistics straight into its own JobResult: no copy afterwards, which
   // matters with thousands of jobs of ~110 KB of histograms each.
   Results r;
   r.jobs.resize(n);
   std::vector<JobOutput> outs(n);
   for (unsigned j = 0; j < n; ++j) outs[j].result = &r.jobs[j];
+  std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+  try {
+    written_maps = make_written_maps(plan, n);
+  } catch (const std::bad_alloc&) {
+    return make_error("verify: no memory for the map of written blocks (" + std::to_string(plan.nblocks_dir[1] / 8) +
+                      " bytes): lower size or set do_verify=0");
+  }
   StartGate gate(n);
   std::vector<std::thread> threads;
   threads.reserve(n);
   std::string spawn_error;
   try {
     for (unsigned j = 0; j < n; ++j) {
-      int cpu = j < opts.cpus.size() ? opts.cpus[j] : -1;
-      threads.emplace_back(job_main, std::cref(plan), j, cpu, std::ref(gate), opts.stop, std::ref(outs[j]));
+      threads.emplace_back(job_main, std::cref(plan), j, std::cref(cpu_sets[j]), std::ref(gate), opts.stop,
+                           std::ref(outs[j]));
     }
   } catch (const std::system_error& e) {
     spawn_error =
@@ -791,6 +1016,14 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     spdlog::warn("io_uring: {}: using plain reads and writes", fallback);
     r.notes.push_back("io_uring registration refused (" + fallback + "): plain reads and writes were used");
   }
+  for (auto& o : outs) {
+    if (o.feature_note.empty()) continue;
+    spdlog::warn("{}", o.feature_note);
+    r.notes.push_back(o.feature_note);
+    break;
+  }
+  r.verified = plan.verify_reads;
+  if (plan.track_writes && !r.interrupted) verify_pass(plan, written_maps, opts.stop, r);
   r.aggregate();
   return r;
 }

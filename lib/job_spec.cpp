@@ -1,6 +1,9 @@
 #include "diskprobe/core/job_spec.h"
 
 #include <array>
+#include <cmath>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace diskprobe {
@@ -24,6 +27,19 @@ constexpr std::array<std::pair<PinPolicy, std::string_view>, 3> kPinNames{{
     {PinPolicy::None, "none"},
     {PinPolicy::Irq, "irq"},
     {PinPolicy::HwQueues, "hw-queues"},
+}};
+
+constexpr std::array<std::pair<ContinueOnError, std::string_view>, 6> kContinueNames{{
+    {ContinueOnError::None, "none"},
+    {ContinueOnError::Read, "read"},
+    {ContinueOnError::Write, "write"},
+    {ContinueOnError::Io, "io"},
+    {ContinueOnError::Verify, "verify"},
+    {ContinueOnError::All, "all"},
+}};
+constexpr std::array<std::pair<VerifyKind, std::string_view>, 2> kVerifyNames{{
+    {VerifyKind::None, "none"},
+    {VerifyKind::Crc32c, "crc32c"},
 }};
 
 template <class E, size_t N>
@@ -55,5 +71,66 @@ std::optional<RwMode> parse_rw(std::string_view s) {
 }
 std::optional<EngineKind> parse_engine(std::string_view s) { return value_of(kEngineNames, s); }
 std::optional<PinPolicy> parse_pinning(std::string_view s) { return value_of(kPinNames, s); }
+std::string_view to_string(ContinueOnError c) { return name_of(kContinueNames, c); }
+std::string_view to_string(VerifyKind v) { return name_of(kVerifyNames, v); }
+
+std::optional<ContinueOnError> parse_continue_on_error(std::string_view s) {
+  // fio also takes 0 and 1 (old boolean form: 1 = all).
+  if (s == "0") return ContinueOnError::None;
+  if (s == "1") return ContinueOnError::All;
+  return value_of(kContinueNames, s);
+}
+
+std::optional<VerifyKind> parse_verify(std::string_view s) {
+  if (s == "0") return VerifyKind::None;
+  return value_of(kVerifyNames, s);
+}
+
+namespace {
+
+std::optional<long> whole_number(std::string_view s) {
+  if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  return std::strtol(std::string(s).c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s) {
+  std::vector<int> cpus;
+  while (!s.empty()) {
+    size_t comma = s.find(',');
+    std::string_view part = s.substr(0, comma);
+    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
+    size_t dash = part.find('-');
+    auto lo = whole_number(part.substr(0, dash));
+    auto hi = dash == std::string_view::npos ? lo : whole_number(part.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo || *hi >= 4096) return std::nullopt;
+    for (long c = *lo; c <= *hi; ++c) cpus.push_back(static_cast<int>(c));
+    if (comma != std::string_view::npos && s.empty()) return std::nullopt;  // trailing comma
+  }
+  if (cpus.empty()) return std::nullopt;
+  return cpus;
+}
+
+std::optional<std::vector<double>> parse_percentile_list(std::string_view s) {
+  std::vector<double> out;
+  std::string text(s);
+  for (char& c : text) {
+    if (c == ':') c = ',';
+  }
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    char* end = nullptr;
+    double p = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != '\0' || !std::isfinite(p) || p <= 0 || p > 100) return std::nullopt;
+    out.push_back(p);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (out.empty() || out.size() > 64) return std::nullopt;
+  return out;
+}
 
 }  // namespace diskprobe

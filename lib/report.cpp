@@ -106,12 +106,20 @@ void lat_line(std::string& out, const char* name, const Histogram& h) {
           h.mean() / u.div, h.stdev() / u.div);
 }
 
-void percentile_block(std::string& out, const char* name, const Histogram& h) {
-  if (h.count() == 0) return;
-  uint64_t vals[std::size(kPercentiles)];
+int percent_decimals(double p);
+
+// The percentiles a report lists: the job's percentile_list, or fio's default.
+std::vector<double> percentile_list(const JobSpec& s) {
+  if (!s.percentiles.empty()) return s.percentiles;
+  return {std::begin(kPercentiles), std::end(kPercentiles)};
+}
+
+void percentile_block(std::string& out, const char* name, const Histogram& h, const std::vector<double>& pcts) {
+  if (h.count() == 0 || pcts.empty()) return;
+  std::vector<uint64_t> vals(pcts.size());
   uint64_t lo = UINT64_MAX, hi = 0;
-  for (size_t i = 0; i < std::size(kPercentiles); ++i) {
-    vals[i] = h.percentile(kPercentiles[i]);
+  for (size_t i = 0; i < pcts.size(); ++i) {
+    vals[i] = h.percentile(pcts[i]);
     lo = std::min(lo, vals[i]);
     hi = std::max(hi, vals[i]);
   }
@@ -129,12 +137,12 @@ void percentile_block(std::string& out, const char* name, const Histogram& h) {
       std::max(5, static_cast<int>(std::log10(static_cast<double>(std::max<uint64_t>(hi / divisor, 1))) + 1));
   const size_t per_line = static_cast<size_t>((80 - 7) / (2 + 10 + width));
   appendf(out, "    %s percentiles (%s):\n     |", name, unit);
-  for (size_t j = 0; j < std::size(kPercentiles); ++j) {
+  for (size_t j = 0; j < pcts.size(); ++j) {
     if (j != 0 && j % per_line == 0) out += "     |";
     uint64_t v = vals[j];
     for (int s = 0; s < scale_down; ++s) v = (v + 999) / 1000;  // fio rounds up
-    bool last = j + 1 == std::size(kPercentiles);
-    appendf(out, " %5.2fth=[%*llu]%c", kPercentiles[j], width, static_cast<unsigned long long>(v),
+    bool last = j + 1 == pcts.size();
+    appendf(out, " %5.*fth=[%*llu]%c", percent_decimals(pcts[j]), pcts[j], width, static_cast<unsigned long long>(v),
             last ? '\n' : ',');
     if (!last && j % per_line == per_line - 1) out += "\n";
   }
@@ -185,14 +193,14 @@ void direction_text(std::string& out, const char* name, const DirectionStats& d,
   lat_line(out, "slat", d.slat);
   lat_line(out, "clat", d.clat);
   lat_line(out, " lat", d.lat);
-  percentile_block(out, "clat", d.clat);
+  percentile_block(out, "clat", d.clat, percentile_list(r.spec));
 
   auto secs = full_seconds(d, r.runtime_s);
   if (secs.empty()) return;
   std::vector<double> kib, ios;
   for (uint64_t n : secs) {
     ios.push_back(static_cast<double>(n));
-    kib.push_back(static_cast<double>(n) * r.spec.bs / 1024.0);
+    kib.push_back(static_cast<double>(n) * (d.bs ? d.bs : r.spec.bs) / 1024.0);
   }
   SampleStats b = sample_stats(kib);
   const char* bw_unit = "KiB";
@@ -286,28 +294,85 @@ double job_seconds(const Results& r) {
   return s > 0 ? s : r.runtime_s;
 }
 
+// Two decimals as fio prints them ("99.99"), more only where a listed percentile needs them
+// ("99.9999", not "100.00": fio's issue #1984 is also about that rounding).
+int percent_decimals(double p) {
+  int d = 2;
+  while (d < 6 && std::fabs(std::round(p * std::pow(10.0, d)) / std::pow(10.0, d) - p) > 1e-9) ++d;
+  return d;
+}
+
 std::string percent_key(double p) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.2f", p);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%.*f", percent_decimals(p), p);
   return buf;
 }
 
-json histogram_json(const Histogram& h) {
+json histogram_json(const Histogram& h, const std::vector<double>& pcts) {
   json pct = json::object();
-  for (double p : kPercentiles) pct[percent_key(p)] = h.percentile(p);
+  for (double p : pcts) pct[percent_key(p)] = h.percentile(p);
   return {{"min", h.min()},     {"max", h.max()},       {"mean", h.mean()},
           {"stdev", h.stdev()}, {"samples", h.count()}, {"percentiles", pct}};
 }
 
-json direction_json(const DirectionStats& d, double runtime_s) {
+json sample_json(const std::vector<double>& v) {
+  SampleStats st = sample_stats(v);
+  return {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"stdev", st.stdev}, {"samples", st.n}};
+}
+
+// fio's latency_ns / latency_us / latency_ms maps: percent of I/Os whose total latency falls
+// in [previous edge, edge); ">=2000" in the msec map holds the rest.
+json distribution_json(const Histogram& h) {
+  json out = json::object();
+  const uint64_t total = h.count();
+  auto below = [&](uint64_t ns) { return ns == 0 ? 0 : h.count_at_or_below(ns - 1); };
+  const std::pair<const char*, uint64_t> groups[] = {
+      {"latency_ns", 1}, {"latency_us", 1000}, {"latency_ms", 1000000}};
+  for (const auto& [key, scale] : groups) {
+    json g = json::object();
+    uint64_t lo = scale == 1 ? 0 : scale;
+    auto add = [&](const std::string& label, uint64_t from, uint64_t to) {
+      uint64_t n = total == 0 ? 0 : (to == UINT64_MAX ? total : below(to)) - below(from);
+      g[label] = total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0;
+    };
+    for (uint64_t e : kLatEdges) {
+      add(std::to_string(e), lo, e * scale);
+      lo = e * scale;
+    }
+    if (scale == 1000000) {
+      add("2000", lo, 2000 * scale);
+      add(">=2000", 2000 * scale, UINT64_MAX);
+    }
+    out[key] = g;
+  }
+  return out;
+}
+
+json direction_json(const DirectionStats& d, double runtime_s, const std::vector<double>& pcts) {
+  auto secs = full_seconds(d, runtime_s);
+  std::vector<double> ios, bw;
+  for (uint64_t n : secs) {
+    ios.push_back(static_cast<double>(n));
+    bw.push_back(static_cast<double>(n) * d.bs);
+  }
   return {{"ios", d.ios},
           {"bytes", d.bytes},
+          {"bs_bytes", d.bs},
           {"iops", per_second(d.ios, runtime_s)},
           {"bw_bytes_per_s", per_second(d.bytes, runtime_s)},
-          {"slat_ns", histogram_json(d.slat)},
-          {"clat_ns", histogram_json(d.clat)},
-          {"lat_ns", histogram_json(d.lat)},
-          {"iops_samples", full_seconds(d, runtime_s)}};
+          {"slat_ns", histogram_json(d.slat, pcts)},
+          {"clat_ns", histogram_json(d.clat, pcts)},
+          {"lat_ns", histogram_json(d.lat, pcts)},
+          {"iops_samples", secs},
+          {"iops_per_s_stats", sample_json(ios)},
+          {"bw_bytes_per_s_samples", bw},
+          {"bw_bytes_per_s_stats", sample_json(bw)}};
+}
+
+json error_count_json(const ErrorCount& c) {
+  json j = {{"count", c.count}};
+  j["first_offset_bytes"] = c.count ? json(c.first_offset) : json(nullptr);
+  return j;
 }
 
 json errors_json(const ErrorStats& e) {
@@ -315,7 +380,62 @@ json errors_json(const ErrorStats& e) {
           {"short_ios", e.short_ios},
           {"first_errno", e.first_errno},
           {"first_error", e.first_errno ? std::strerror(e.first_errno) : ""},
-          {"first_offset_bytes", e.first_offset}};
+          {"first_offset_bytes", e.first_offset},
+          {"eio", error_count_json(e.eio)},
+          {"enospc", error_count_json(e.enospc)},
+          {"other", error_count_json(e.other)},
+          {"short_read", error_count_json(e.short_read)},
+          {"short_write", error_count_json(e.short_write)},
+          {"eagain_resent", error_count_json(e.eagain)},
+          {"stopped", e.stopped},
+          {"stop_reason", e.stop_reason}};
+}
+
+json verify_json(const Results& r) {
+  if (!r.verified && r.spec.verify == VerifyKind::None) return nullptr;
+  json first = json::array();
+  for (const auto& m : r.verify.first) {
+    first.push_back({{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}});
+  }
+  return {{"kind", std::string(to_string(r.spec.verify))},
+          {"blocks_checked", r.verify.blocks_checked},
+          {"mismatches", r.verify.mismatches},
+          {"first_mismatches", first}};
+}
+
+// "  errors       : ..." lines: each kind that happened, with its first offset.
+void errors_text(std::string& out, const ErrorStats& e) {
+  if (!e.count && !e.short_ios && !e.eagain.count) return;
+  appendf(out, "  errors       : count=%llu, short=%llu", static_cast<unsigned long long>(e.count),
+          static_cast<unsigned long long>(e.short_ios));
+  if (e.first_errno) {
+    appendf(out, ", first=%s at offset %llu", std::strerror(e.first_errno),
+            static_cast<unsigned long long>(e.first_offset));
+  }
+  out += "\n";
+  const std::pair<const char*, const ErrorCount*> kinds[] = {
+      {"EIO", &e.eio},           {"ENOSPC", &e.enospc},           {"other", &e.other},
+      {"short read", &e.short_read}, {"short write", &e.short_write}, {"EAGAIN (resent)", &e.eagain}};
+  for (const auto& [name, c] : kinds) {
+    if (c->count == 0) continue;
+    appendf(out, "    %-15s: %llu, first at offset %llu\n", name, static_cast<unsigned long long>(c->count),
+            static_cast<unsigned long long>(c->first_offset));
+  }
+  if (e.stopped) appendf(out, "  stopped      : %s\n", e.stop_reason.c_str());
+}
+
+void verify_text(std::string& out, const Results& r) {
+  if (!r.verified) return;
+  const VerifyStats& v = r.verify;
+  appendf(out, "  verify       : %s, blocks=%llu, mismatches=%llu\n", std::string(to_string(r.spec.verify)).c_str(),
+          static_cast<unsigned long long>(v.blocks_checked), static_cast<unsigned long long>(v.mismatches));
+  for (const auto& m : v.first) {
+    appendf(out, "    mismatch: job %u, offset %llu: %s\n", m.job, static_cast<unsigned long long>(m.offset),
+            m.reason);
+  }
+  if (v.mismatches > v.first.size()) {
+    appendf(out, "    ... and %llu more\n", static_cast<unsigned long long>(v.mismatches - v.first.size()));
+  }
 }
 
 json spec_json(const JobSpec& s) {
@@ -337,6 +457,19 @@ json spec_json(const JobSpec& s) {
             {"randseed", s.randseed},
             {"refill_buffers", s.refill_buffers},
             {"engine", std::string(to_string(s.engine))},
+            {"bs_write_bytes", s.write_bs()},
+            {"offset_percent", s.offset_percent},
+            {"size_percent", s.size_percent},
+            {"io_size_bytes", s.io_size},
+            {"norandommap", s.norandommap},
+            {"cpus_allowed", s.cpus_allowed},
+            {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
+            {"sqpoll", s.sqpoll},
+            {"hipri", s.hipri},
+            {"continue_on_error", std::string(to_string(s.continue_on_error))},
+            {"verify", std::string(to_string(s.verify))},
+            {"do_verify", s.do_verify},
+            {"percentiles", percentile_list(s)},
             {"pinning", std::string(to_string(s.host.pinning))},
             {"hold_cstates", s.host.hold_cstates}};
   j["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
@@ -367,7 +500,7 @@ std::string render_text(const Results& r) {
   std::string out;
   uint32_t depth = s.engine == EngineKind::Sync ? 1 : s.iodepth;
   appendf(out, "%s: (g=0): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, ioengine=%s, iodepth=%u\n",
-          s.name.c_str(), std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.bs, s.bs, s.bs, s.bs,
+          s.name.c_str(), std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.write_bs(), s.write_bs(), s.bs, s.bs,
           std::string(to_string(s.engine)).c_str(), depth);
   appendf(out, "%s: (groupid=0, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), r.jobs.size(),
           r.errors.first_errno, r.device.c_str(), r.started_at.c_str());
@@ -382,15 +515,8 @@ std::string render_text(const Results& r) {
   appendf(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu\n",
           cpu_s > 0 ? 100.0 * r.cpu.user_s / cpu_s : 0.0, cpu_s > 0 ? 100.0 * r.cpu.sys_s / cpu_s : 0.0,
           static_cast<unsigned long long>(r.cpu.voluntary_ctx + r.cpu.involuntary_ctx));
-  if (r.errors.count || r.errors.short_ios) {
-    appendf(out, "  errors       : count=%llu, short=%llu", static_cast<unsigned long long>(r.errors.count),
-            static_cast<unsigned long long>(r.errors.short_ios));
-    if (r.errors.first_errno) {
-      appendf(out, ", first=%s at offset %llu", std::strerror(r.errors.first_errno),
-              static_cast<unsigned long long>(r.errors.first_offset));
-    }
-    out += "\n";
-  }
+  errors_text(out, r.errors);
+  verify_text(out, r);
 
   out += "\nRun status group 0 (all jobs):\n";
   group_line(out, "   READ", false, r);
@@ -431,9 +557,14 @@ json to_json(const Results& r) {
   j["started_at"] = r.started_at;
   j["runtime_s"] = r.runtime_s;
   j["interrupted"] = r.interrupted;
-  j["read"] = direction_json(r.read, r.runtime_s);
-  j["write"] = direction_json(r.write, r.runtime_s);
+  const auto pcts = percentile_list(r.spec);
+  j["read"] = direction_json(r.read, r.runtime_s, pcts);
+  j["write"] = direction_json(r.write, r.runtime_s, pcts);
+  Histogram all = r.read.lat;
+  all.merge(r.write.lat);
+  j["latency_distribution"] = distribution_json(all);
   j["errors"] = errors_json(r.errors);
+  j["verify"] = verify_json(r);
   double cpu_s = job_seconds(r);
   j["cpu"] = {{"user_s", r.cpu.user_s},
               {"sys_s", r.cpu.sys_s},

@@ -38,6 +38,24 @@ class Ring {
     return ret;
   }
 
+  // Like init(), with IORING_SETUP_SQPOLL and/or IORING_SETUP_IOPOLL added. SQPOLL takes
+  // none of the task-run flags, so the attempts go down to `extra` alone.
+  int init_flags(unsigned entries, unsigned extra) {
+    const unsigned attempts[] = {extra | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                                 extra | IORING_SETUP_COOP_TASKRUN, extra};
+    int ret = -EINVAL;
+    for (unsigned flags : attempts) {
+      ret = io_uring_queue_init(entries, &ring_, flags);
+      if (ret == 0) {
+        ready_ = true;
+        io_uring_register_ring_fd(&ring_);
+        return 0;
+      }
+      if (ret != -EINVAL) return ret;
+    }
+    return ret;
+  }
+
   int register_file(int fd) { return io_uring_register_files(&ring_, &fd, 1); }
   int register_buffers(const iovec* iov, unsigned n) { return io_uring_register_buffers(&ring_, iov, n); }
 

@@ -81,6 +81,43 @@ std::optional<double> as_seconds(const json& v) {
   return std::nullopt;
 }
 
+// "50%" -> 50 (fio's offset=/size= as a share of the device); nullopt when not a percentage.
+std::optional<double> as_percent(const json& v) {
+  if (!v.is_string()) return std::nullopt;
+  const auto& s = v.get_ref<const std::string&>();
+  if (s.size() < 2 || s.back() != '%') return std::nullopt;
+  char* end = nullptr;
+  std::string num = s.substr(0, s.size() - 1);
+  double d = std::strtod(num.c_str(), &end);
+  if (*end != '\0' || !std::isfinite(d) || d < 0 || d > 100) return std::nullopt;
+  return d;
+}
+
+// fio's bs=R,W: "4k" for both directions, "4k,16k" reads 4k and writes 16k, ",16k" only writes.
+bool set_bs(JobSpec& s, const json& v) {
+  auto one = [](const json& x, uint32_t& out) {
+    auto n = as_size(x);
+    if (!n || *n < 512 || *n > (64ull << 20)) return false;
+    out = static_cast<uint32_t>(*n);
+    return true;
+  };
+  if (!v.is_string() || v.get_ref<const std::string&>().find(',') == std::string::npos) {
+    if (!one(v, s.bs)) return false;
+    s.bs_write = 0;
+    return true;
+  }
+  const auto& text = v.get_ref<const std::string&>();
+  size_t comma = text.find(',');
+  std::string r = text.substr(0, comma), w = text.substr(comma + 1);
+  if (w.empty() || w.find(',') != std::string::npos) return false;
+  uint32_t rb = s.bs, wb = 0;
+  if (!r.empty() && !one(json(r), rb)) return false;
+  if (!one(json(w), wb)) return false;
+  s.bs = rb;
+  s.bs_write = wb == rb ? 0 : wb;
+  return true;
+}
+
 struct Field {
   const char* key;
   const char* allowed;  // said in the error when the value is wrong
@@ -100,15 +137,21 @@ bool in_range(std::optional<uint64_t> v, uint64_t lo, uint64_t hi, uint32_t& out
   return true;
 }
 
+// A JSON array [50, 99.9] or fio's "50:99:99.9" / "50,99,99.9".
+bool set_percentiles(JobSpec& s, const json& v) {
+  if (v.is_array()) {
+    std::string t;
+    for (const auto& x : v) t += (t.empty() ? "" : ",") + (x.is_string() ? x.get<std::string>() : x.dump());
+    return assign(parse_percentile_list(t), s.percentiles);
+  }
+  return v.is_string() && assign(parse_percentile_list(v.get<std::string>()), s.percentiles);
+}
+
 const std::vector<Field>& workload_fields() {
   static const std::vector<Field> fields = {
       {"rw", "read, write, randread, randwrite, randrw or readwrite",
        [](JobSpec& s, const json& v) { return v.is_string() && assign(parse_rw(v.get<std::string>()), s.rw); }},
-      {"bs", "a block size like 4k or 4096 (bytes), at least 512",
-       [](JobSpec& s, const json& v) {
-         auto n = as_size(v);
-         return in_range(n, 512, 64ull << 20, s.bs);
-       }},
+      {"bs", "a block size like 4k or 4096 (bytes), at least 512, or reads,writes like 4k,16k", set_bs},
       {"iodepth", "a whole number from 1 to 65536",
        [](JobSpec& s, const json& v) { return in_range(as_u64(v), 1, 65536, s.iodepth); }},
       {"numjobs", "a whole number from 1 to 4096",
@@ -118,9 +161,58 @@ const std::vector<Field>& workload_fields() {
       {"ramp_time", "a duration like 5s",
        [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.ramp_time_s); }},
       {"time_based", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.time_based); }},
-      {"size", "a size like 1G or 1024g (bytes), 0 for the whole device",
-       [](JobSpec& s, const json& v) { return assign(as_size(v), s.size); }},
-      {"offset", "a size like 1G (bytes)", [](JobSpec& s, const json& v) { return assign(as_size(v), s.offset); }},
+      {"size", "a size like 1G or 1024g (bytes), a share of the device like 50%, 0 for the whole device",
+       [](JobSpec& s, const json& v) {
+         if (auto pct = as_percent(v)) {
+           s.size_percent = *pct;
+           s.size = 0;
+           return true;
+         }
+         s.size_percent = 0;
+         return assign(as_size(v), s.size);
+       }},
+      {"offset", "a size like 1G (bytes) or a share of the device like 25%",
+       [](JobSpec& s, const json& v) {
+         if (auto pct = as_percent(v); pct && *pct < 100) {
+           s.offset_percent = *pct;
+           s.offset = 0;
+           return true;
+         }
+         s.offset_percent = 0;
+         return assign(as_size(v), s.offset);
+       }},
+      {"io_size", "a size like 10G (bytes each job transfers), 0 for size",
+       [](JobSpec& s, const json& v) { return assign(as_size(v), s.io_size); }},
+      {"norandommap", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.norandommap); }},
+      {"cpus_allowed", "a CPU list like 0-3,6",
+       [](JobSpec& s, const json& v) {
+         if (v.is_string() && v.get_ref<const std::string&>().empty()) {
+           s.cpus_allowed.clear();
+           return true;
+         }
+         std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+         return assign(parse_cpus_allowed(text), s.cpus_allowed);
+       }},
+      {"cpus_allowed_policy", "shared or split",
+       [](JobSpec& s, const json& v) {
+         if (!v.is_string()) return false;
+         const auto& t = v.get_ref<const std::string&>();
+         if (t != "shared" && t != "split") return false;
+         s.cpus_allowed_split = t == "split";
+         return true;
+       }},
+      {"sqpoll", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sqpoll); }},
+      {"hipri", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.hipri); }},
+      {"continue_on_error", "none, read, write, io, verify or all",
+       [](JobSpec& s, const json& v) {
+         std::string t = v.is_string() ? v.get<std::string>() : v.dump();
+         return assign(parse_continue_on_error(t), s.continue_on_error);
+       }},
+      {"verify", "crc32c or none",
+       [](JobSpec& s, const json& v) { return v.is_string() && assign(parse_verify(v.get<std::string>()), s.verify); }},
+      {"do_verify", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.do_verify); }},
+      {"percentiles", "a list like 50,99,99.9 (each above 0, at most 100)", set_percentiles},
+      {"percentile_list", "a list like 50:99:99.9 (fio's name for percentiles)", set_percentiles},
       {"direct", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.direct); }},
       {"rwmixread", "a percentage from 0 to 100",
        [](JobSpec& s, const json& v) {
@@ -290,7 +382,7 @@ Result<JobSpec> parse(const std::string& json_text, const std::string& origin) {
     }
   }
   if (!j.contains("workload")) problems.push_back("workload: missing; every profile needs a workload object");
-  if (!spec.time_based && spec.size == 0 && spec.runtime_s == 0) {
+  if (!spec.time_based && spec.size == 0 && spec.size_percent == 0 && spec.io_size == 0 && spec.runtime_s == 0) {
     problems.push_back("workload: neither time_based with a runtime nor a size; the run would never end");
   }
   if (!problems.empty()) return make_error(join_problems(origin, problems));

@@ -48,8 +48,12 @@ uint64_t device_identity(const BlockDevice& dev);
 uint64_t device_identity_from(std::string_view serial, std::string_view wwid,
                               std::string_view model, std::string_view name, uint64_t size);
 
-// CRC-32C (Castagnoli) of len bytes, continuing from crc (0 to start).
+// CRC-32C (Castagnoli) of len bytes, continuing from crc (0 to start). Uses SSE4.2's crc32
+// instruction where the CPU has it (checked once at run time), a table otherwise.
 uint32_t crc32c(uint32_t crc, const void* data, size_t len);
+// The table version, always; tests compare the two.
+uint32_t crc32c_portable(uint32_t crc, const void* data, size_t len);
+bool crc32c_is_hardware();
 
 // The checksum a header records for `block`: crc32c of the block with the header's crc
 // field read as zero.

@@ -13,16 +13,34 @@
 #include "diskprobe/core/job_spec.h"
 #include "diskprobe/core/result.h"
 #include "diskprobe/core/results.h"
+#include "diskprobe/core/sysroot.h"
 
 namespace diskprobe {
 
 
 struct Target {
   std::string path;         // block device or regular file
-  uint64_t size_bytes = 0;  // the whole target
+  uint64_t size_bytes = 0;  // the whole target (each job's file, with job_paths)
   uint32_t logical_block_size = 512;
   uint64_t device_id = 0;   // device_identity() of the device, for every block header
+  // --directory runs: job j works on job_paths[j] (its own file); empty = every job on path.
+  std::vector<std::string> job_paths;
+  // Polled completions (hipri): 1 = the device has poll queues, 0 = it has none (then
+  // poll_why says why and what to do), -1 = not a block device or not known.
+  int io_poll = -1;
+  std::string poll_why;
 };
+
+// The region a job works on, after offset=N% and size=N% are resolved against the target.
+struct Region {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+Region resolve_region(const JobSpec& spec, const Target& target);
+
+// What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
+// poll_queues parameter, turned into Target::io_poll / poll_why.
+void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
 
 struct EngineOptions {
   // cpus[j] is the CPU job j is pinned to; empty or -1 = unpinned.

@@ -14,6 +14,9 @@ enum class EngineKind { IoUring, Sync };
 // none: run where the scheduler puts it; irq: on the CPU that takes the device's
 // completion interrupt; hw-queues: jobs spread over the hardware queues' CPU lists.
 enum class PinPolicy { None, Irq, HwQueues };
+// fio's continue_on_error: which I/O errors let a job go on (counted) instead of ending it.
+enum class ContinueOnError { None, Read, Write, Io, Verify, All };
+enum class VerifyKind { None, Crc32c };
 
 std::string_view to_string(RwMode m);
 std::string_view to_string(EngineKind e);
@@ -21,6 +24,14 @@ std::string_view to_string(PinPolicy p);
 std::optional<RwMode> parse_rw(std::string_view s);
 std::optional<EngineKind> parse_engine(std::string_view s);
 std::optional<PinPolicy> parse_pinning(std::string_view s);
+std::string_view to_string(ContinueOnError c);
+std::string_view to_string(VerifyKind v);
+std::optional<ContinueOnError> parse_continue_on_error(std::string_view s);
+std::optional<VerifyKind> parse_verify(std::string_view s);
+// "0-3,6,8-9" (fio's cpus_allowed) -> {0,1,2,3,6,8,9}; nullopt when malformed.
+std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s);
+// fio's percentile_list: "50:99:99.9" or "50,99,99.9"; each in (0, 100].
+std::optional<std::vector<double>> parse_percentile_list(std::string_view s);
 
 inline bool is_random(RwMode m) {
   return m == RwMode::RandRead || m == RwMode::RandWrite || m == RwMode::RandRW;
@@ -65,6 +76,27 @@ struct JobSpec {
   uint64_t randseed = 0x6469736b;   // "disk"
   bool refill_buffers = false;      // fresh random data for each write
   EngineKind engine = EngineKind::IoUring;
+
+  // fio's bs=R,W: writes use bs_write when it is set (0 = bs for both directions).
+  uint32_t bs_write = 0;
+  // offset=N% / size=N%: a share of the target, resolved against its size (0 = unset; then
+  // offset/size in bytes apply). Kept as given so a profile means the same on any disk.
+  double offset_percent = 0;
+  double size_percent = 0;
+  uint64_t io_size = 0;             // bytes each job transfers (may loop the region); 0 = size
+  // fio's default: random I/O touches every block once per pass before any block twice.
+  bool norandommap = false;
+  std::vector<int> cpus_allowed;    // empty = no restriction
+  bool cpus_allowed_split = false;  // cpus_allowed_policy=split: job j on cpus_allowed[j % n]
+  bool sqpoll = false;              // a kernel thread polls the submission queue
+  bool hipri = false;               // IOPOLL: completions polled, needs the device's poll queues
+  ContinueOnError continue_on_error = ContinueOnError::None;
+  VerifyKind verify = VerifyKind::None;
+  bool do_verify = true;            // with verify: read back and check what a write job wrote
+  std::vector<double> percentiles;  // clat percentiles to report; empty = fio's default list
+
+  uint32_t write_bs() const { return bs_write ? bs_write : bs; }
+  uint32_t max_bs() const { return bs > write_bs() ? bs : write_bs(); }
 
   HostWishes host;
 };

@@ -11,6 +11,7 @@
 namespace diskprobe {
 
 struct DirectionStats {
+  uint32_t bs = 0;                          // block size of this direction (bytes), for bw samples
   uint64_t ios = 0;
   uint64_t bytes = 0;
   Histogram slat, clat, lat;                // ns
@@ -18,11 +19,41 @@ struct DirectionStats {
   void merge(const DirectionStats& o);      // histograms summed, per-second series added
 };
 
-struct ErrorStats {
+// How often one kind of error happened and where it first did.
+struct ErrorCount {
   uint64_t count = 0;
-  uint64_t short_ios = 0;
+  uint64_t first_offset = 0;      // byte offset of the first one (valid when count > 0)
+  void add(uint64_t offset) {
+    if (count++ == 0) first_offset = offset;
+  }
+  void merge(const ErrorCount& o);
+};
+
+struct ErrorStats {
+  uint64_t count = 0;             // failed I/Os (res < 0, -EAGAIN excluded: it is resent)
+  uint64_t short_ios = 0;         // completed with fewer bytes than asked
   int first_errno = 0;            // positive errno of the first error
   uint64_t first_offset = 0;
+  // Per kind: errno values the issue names, the rest, short reads/writes, -EAGAIN resends.
+  ErrorCount eio, enospc, other, short_read, short_write, eagain;
+  bool stopped = false;           // a job ended early on an error continue_on_error did not allow
+  std::string stop_reason;        // "write error Input/output error at offset 4096 (continue_on_error=none)"
+};
+
+// A verify mismatch: which block and what was wrong with it.
+struct VerifyMismatch {
+  unsigned job = 0;
+  uint64_t offset = 0;
+  const char* reason = "";        // static text: "bad checksum", "no diskprobe header", ...
+};
+
+struct VerifyStats {
+  uint64_t blocks_checked = 0;
+  uint64_t mismatches = 0;
+  std::vector<VerifyMismatch> first;  // the first kMaxListed, in the order found
+  static constexpr size_t kMaxListed = 16;
+  void add_mismatch(unsigned job, uint64_t offset, const char* reason);
+  void merge(const VerifyStats& o);
 };
 
 struct CpuUsage {
@@ -35,6 +66,7 @@ struct JobResult {
   int cpu = -1;                   // pinned CPU, -1 = unpinned
   DirectionStats read, write;
   ErrorStats errors;
+  VerifyStats verify;
   double runtime_s = 0;           // measured, ramp excluded
 };
 
@@ -61,6 +93,9 @@ struct Results {
   std::vector<JobResult> jobs;
   DirectionStats read, write;     // all jobs merged
   ErrorStats errors;              // all jobs merged
+  VerifyStats verify;             // all jobs merged, plus the verify pass after the writes
+  VerifyStats verify_pass;        // what the read-back after a write workload found
+  bool verified = false;          // a verify pass ran or reads were checked
   CpuUsage cpu;
   DiskStats disk;
   std::string preflight;          // "safe" or the verdict summary

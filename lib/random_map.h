@@ -1,0 +1,65 @@
+// BlockPermutation: fio's random map without the map. Random I/O without norandommap must
+// touch every block of the region once per pass before it touches any block twice; fio keeps
+// a bitmap per job for that (32 MiB per TiB of 4k blocks, per job). Here each pass walks a
+// keyed bijection of [0, 2^k), 2^k the smallest power of two >= the block count, and skips
+// the values past the end (cycle walking: under two tries per block on average). That is a
+// permutation of the blocks in O(1) memory and a few multiplies per I/O; a new key per pass
+// gives a new order, as fio's map reset does. Private to lib/.
+#pragma once
+
+#include <cstdint>
+
+namespace diskprobe {
+
+class BlockPermutation {
+ public:
+  void reset(uint64_t nblocks, uint64_t key) {
+    n_ = nblocks;
+    bits_ = nblocks <= 1 ? 0 : 64 - __builtin_clzll(nblocks - 1);
+    mask_ = (uint64_t{1} << bits_) - 1;  // bits_ <= 55: blocks are at least 512 bytes
+    shift_ = bits_ / 2 + 1;
+    i_ = 0;
+    rekey(key);
+  }
+
+  // The next block of this pass; a new pass (new order) starts after the last block.
+  uint64_t next() {
+    for (;;) {
+      if (i_ > mask_) {
+        i_ = 0;
+        rekey(k_[0] ^ k_[3]);
+      }
+      uint64_t x = scramble(i_++);
+      if (x < n_) return x;
+    }
+  }
+
+ private:
+  void rekey(uint64_t seed) {
+    for (auto& k : k_) {
+      uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      k = z ^ (z >> 31);
+    }
+    k_[1] |= 1;  // odd multipliers are invertible modulo 2^k
+    k_[2] |= 1;
+  }
+
+  // Each step is a bijection on k-bit values: xor with a constant, multiply by an odd number,
+  // xor with itself shifted right, add a constant (all modulo 2^k).
+  uint64_t scramble(uint64_t x) const {
+    x = (x ^ k_[0]) & mask_;
+    x = (x * k_[1]) & mask_;
+    x ^= x >> shift_;
+    x = (x * k_[2]) & mask_;
+    x ^= x >> shift_;
+    return (x + k_[3]) & mask_;
+  }
+
+  uint64_t n_ = 1, mask_ = 0, i_ = 0;
+  int bits_ = 0, shift_ = 1;
+  uint64_t k_[4] = {0, 1, 1, 0};
+};
+
+}  // namespace diskprobe

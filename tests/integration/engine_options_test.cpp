@@ -1,0 +1,233 @@
+// The engine's error handling and verification on real block devices and filesystems, end
+// to end through `diskprobe run`: verify catches a block changed behind its back, -EIO from a
+// device-mapper error target and -ENOSPC from a full tmpfs are counted per kind with their
+// first offsets, continue_on_error decides whether the run stops, hipri is refused on a
+// device without poll queues, and files/directories work as targets.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "diskprobe/core/block_header.h"
+#include "harness.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::run_diskprobe;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    std::string t = "/var/tmp/diskprobe-eo-test-XXXXXX";
+    REQUIRE(::mkdtemp(t.data()) != nullptr);
+    path = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// A tmpfs of `size` mounted on a directory of ours; unmounted however the test ends.
+struct SmallTmpfs {
+  TempDir dir;
+  bool mounted = false;
+  explicit SmallTmpfs(const std::string& size) {
+    mounted = ::mount("tmpfs", dir.path.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+  }
+  ~SmallTmpfs() {
+    if (mounted) ::umount2(dir.path.c_str(), MNT_DETACH);
+  }
+};
+
+// A device-mapper device: linear over `loop` except `err_sectors` sectors at `err_start`
+// that fail every I/O with -EIO (the "error" target). Removed however the test ends.
+struct ErrorDevice {
+  std::string name;
+  bool ok = false;
+  ErrorDevice(const diskprobe::LoopDevice& loop, uint64_t sectors, uint64_t err_start, uint64_t err_sectors) {
+    name = "diskprobe-test-" + std::to_string(::getpid());
+    std::string table = "0 " + std::to_string(err_start) + " linear " + loop.path() + " 0\n" +
+                        std::to_string(err_start) + " " + std::to_string(err_sectors) + " error\n" +
+                        std::to_string(err_start + err_sectors) + " " +
+                        std::to_string(sectors - err_start - err_sectors) + " linear " + loop.path() + " " +
+                        std::to_string(err_start + err_sectors) + "\n";
+    auto r = testing::sh("printf '" + table + "' | dmsetup create " + name + " 2>&1");
+    ok = r.exit_code == 0;
+    if (!ok) WARN("dmsetup create failed: " << r.out << r.err);
+  }
+  ~ErrorDevice() {
+    if (ok) testing::sh("dmsetup remove --retry " + name + " 2>&1");
+  }
+  std::string path() const { return "/dev/mapper/" + name; }
+};
+
+// A one-shot, size-based run of the latency profile with extra overrides.
+std::vector<std::string> sized_run(const std::string& target, std::vector<std::string> extra) {
+  std::vector<std::string> args = {"run",  "--profile", "essd-plx-latency", target, "--time_based", "0",
+                                   "--runtime", "0", "--no-tune", "--output-format", "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+json parse_out(const testing::CommandResult& r) {
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  auto j = json::parse(r.out, nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+void write_bytes(const std::string& path, uint64_t offset, const std::string& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_DIRECT);
+  REQUIRE(fd >= 0);
+  void* mem = nullptr;
+  REQUIRE(posix_memalign(&mem, 4096, 4096) == 0);
+  REQUIRE(::pread(::open(path.c_str(), O_RDONLY), mem, 4096, static_cast<off_t>(offset / 4096 * 4096)) == 4096);
+  std::memcpy(static_cast<char*>(mem) + offset % 4096, bytes.data(), bytes.size());
+  REQUIRE(::pwrite(fd, mem, 4096, static_cast<off_t>(offset / 4096 * 4096)) == 4096);
+  std::free(mem);
+  ::close(fd);
+}
+
+}  // namespace
+
+TEST_CASE("verify on a loop device: a block changed behind the engine's back fails the read-back") {
+  auto loop = testing::make_loop(16 << 20);
+  auto w = run_diskprobe(sized_run(loop.path(), {"--rw", "randwrite", "--size", "4M", "--verify", "crc32c",
+                                                 "--iodepth", "8"}));
+  INFO("stderr: " << w.err);
+  REQUIRE(w.exit_code == 0);
+  auto jw = parse_out(w);
+  CHECK(jw["verify"]["blocks_checked"] == 1024);
+  CHECK(jw["verify"]["mismatches"] == 0);
+
+  write_bytes(loop.path(), 3 * 4096 + 777, "not what diskprobe wrote");
+  auto r = run_diskprobe(sized_run(loop.path(), {"--rw", "read", "--size", "4M", "--verify", "crc32c"}));
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Contains("verify: 1 of 4 blocks did not match; first at offset 12288"));
+  auto jr = parse_out(r);
+  CHECK(jr["verify"]["first_mismatches"][0]["offset_bytes"] == 12288);
+  CHECK(jr["errors"]["stopped"] == true);
+}
+
+TEST_CASE("EIO from a device-mapper error range: counted with its first offset; continue_on_error decides") {
+  auto loop = testing::make_loop(16 << 20);
+  const uint64_t sectors = (16 << 20) / 512;
+  ErrorDevice dm(loop, sectors, 8192, 16);  // 8 KiB of errors at 4 MiB
+  if (!dm.ok) {
+    WARN("device-mapper is not available here: test skipped");
+    return;
+  }
+  auto go_on = run_diskprobe(sized_run(dm.path(), {"--rw", "read", "--size", "8M", "--continue_on_error", "read"}));
+  INFO("stderr: " << go_on.err);
+  CHECK(go_on.exit_code == 0);
+  auto j = parse_out(go_on);
+  CHECK(j["errors"]["eio"]["count"] == 2);
+  CHECK(j["errors"]["eio"]["first_offset_bytes"] == 4 << 20);
+  CHECK(j["errors"]["stopped"] == false);
+  CHECK(j["read"]["ios"] == 2048 - 2);
+
+  auto stop = run_diskprobe(sized_run(dm.path(), {"--rw", "read", "--size", "8M"}));
+  CHECK(stop.exit_code == 1);
+  CHECK_THAT(stop.err, Contains("read error (Input/output error) at offset 4194304"));
+  auto js = parse_out(stop);
+  CHECK(js["errors"]["stopped"] == true);
+  CHECK(js["read"]["ios"].get<uint64_t>() < 2048);
+}
+
+TEST_CASE("ENOSPC from a full filesystem: counted as such, the write run goes on with continue_on_error=write") {
+  SmallTmpfs fs1("1m");
+  if (!fs1.mounted) {
+    WARN("cannot mount a tmpfs here: test skipped");
+    return;
+  }
+  std::string file = fs1.dir.path + "/sparse";
+  {
+    int fd = ::open(file.c_str(), O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0);
+    // Marked as diskprobe's (an existing foreign file is never written), then 4 MiB of holes
+    // on a 1 MiB filesystem.
+    uint8_t head[4096] = {};
+    diskprobe::encode_block_header(head, diskprobe::BlockHeader{});
+    REQUIRE(::pwrite(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head));
+    REQUIRE(::ftruncate(fd, 4 << 20) == 0);
+    ::close(fd);
+  }
+  auto r = run_diskprobe(sized_run(file, {"--rw", "write", "--direct", "0", "--continue_on_error", "write"}));
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["errors"]["enospc"]["count"].get<uint64_t>() >= 700);
+  CHECK(j["errors"]["enospc"]["first_offset_bytes"].get<uint64_t>() <= 1 << 20);
+  CHECK(j["write"]["ios"].get<uint64_t>() > 0);
+}
+
+TEST_CASE("hipri on a loop device is refused with the reason, before any I/O") {
+  auto loop = testing::make_loop(16 << 20);
+  auto r = run_diskprobe(sized_run(loop.path(), {"--rw", "randread", "--size", "1M", "--hipri"}));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Contains("hipri: " + loop.name() + " has no poll queues") && Contains("io_poll is 0"));
+}
+
+TEST_CASE("a regular file and --directory as targets, with fio's bare switches") {
+  TempDir dir;
+  std::string file = dir.path + "/fio_iotest";
+  auto r = run_diskprobe(sized_run(file, {"--rw", "randwrite", "--size", "2M", "--norandommap", "--bs", "4k,8k",
+                                          "--percentiles", "50,99"}));
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["job"]["norandommap"] == true);
+  CHECK(j["job"]["bs_write_bytes"] == 8192);
+  CHECK(j["write"]["clat_ns"]["percentiles"].size() == 2);
+  CHECK(j["write"]["ios"] == 256);
+  CHECK_FALSE(fs::exists(file));  // created for the run, removed after it
+
+  auto d = run_diskprobe({"run", "--profile", "essd-plx-latency", "--directory", dir.path, "--size", "1M",
+                          "--numjobs", "2", "--runtime", "1", "--no-tune", "--keep-files", "--output-format",
+                          "json"});
+  INFO("stderr: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  auto jd = parse_out(d);
+  CHECK(jd["jobs"].size() == 2);
+  CHECK(fs::exists(dir.path + "/essd-plx-latency.0.0"));
+  CHECK(fs::exists(dir.path + "/essd-plx-latency.1.0"));
+
+  auto ro = run_diskprobe({"run", "--profile", "essd-plx-latency", "--directory", "/proc", "--size", "1M"});
+  CHECK(ro.exit_code == 1);
+  CHECK_THAT(ro.err, Contains("cannot create a file in /proc"));
+}
+
+TEST_CASE("--directory on XFS (the EBS seed's run): one O_DIRECT file per job, removed afterwards") {
+  auto loop = testing::make_loop(512ull << 20);
+  auto mk = testing::sh("mkfs.xfs -q -f " + loop.path() + " 2>&1");
+  if (mk.exit_code != 0) {
+    WARN("mkfs.xfs is not available here: test skipped (" << mk.out << ")");
+    return;
+  }
+  TempDir mnt;
+  REQUIRE(::mount(loop.path().c_str(), mnt.path.c_str(), "xfs", 0, nullptr) == 0);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{mnt.path};
+  auto r = run_diskprobe({"run", "--profile", "essd-plx-latency", "--directory", mnt.path, "--rw", "randread",
+                          "--bs", "16k", "--size", "16M", "--numjobs", "2", "--iodepth", "8", "--norandommap",
+                          "--refill_buffers", "--runtime", "1", "--no-tune", "--output-format", "json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["jobs"].size() == 2);
+  CHECK(j["jobs"][0]["read"]["ios"].get<uint64_t>() > 0);
+  CHECK(j["jobs"][1]["read"]["ios"].get<uint64_t>() > 0);
+  CHECK(j["errors"]["count"] == 0);
+  CHECK(fs::is_empty(mnt.path));
+}
