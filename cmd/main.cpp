@@ -113,7 +113,7 @@ int cmd_profile(const cli::Args& a) {
   }
   auto spec = spec_from(a, a.positional[1]);
   if (!spec) return fail(kUsage, spec.error());
-  print(a.json ? cli::spec_json(*spec).dump(2) + "\n" : cli::spec_text(*spec));
+  print(a.json ? diskprobe::to_json(*spec).dump(2) + "\n" : cli::spec_text(*spec));
   return kOk;
 }
 

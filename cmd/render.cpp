@@ -82,44 +82,25 @@ std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector
   return o.str();
 }
 
-json spec_json(const JobSpec& s) {
-  json host = {{"pinning", std::string(to_string(s.host.pinning))},
-               {"hold_cstates", s.host.hold_cstates},
-               {"advise_idle_poll", s.host.advise_idle_poll}};
-  host["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
-  return {{"name", s.name},
-          {"description", s.description},
-          {"source", s.source},
-          {"workload",
-           {{"rw", std::string(to_string(s.rw))},
-            {"rwmixread_percent", s.rwmixread},
-            {"bs_bytes", s.bs},
-            {"iodepth", s.iodepth},
-            {"numjobs", s.numjobs},
-            {"runtime_s", s.runtime_s},
-            {"time_based", s.time_based},
-            {"ramp_time_s", s.ramp_time_s},
-            {"offset_bytes", s.offset},
-            {"size_bytes", s.size},
-            {"direct", s.direct},
-            {"randrepeat", s.randrepeat},
-            {"randseed", s.randseed},
-            {"refill_buffers", s.refill_buffers},
-            {"engine", std::string(to_string(s.engine))}}},
-          {"host", host}};
-}
-
 std::string spec_text(const JobSpec& s) {
   std::ostringstream o;
   o << s.name << ": " << s.description << "\n";
-  if (!s.source.empty()) o << "  source:      " << s.source << "\n";
-  o << "  rw=" << to_string(s.rw) << " bs=" << s.bs << " iodepth=" << s.iodepth << " numjobs=" << s.numjobs
-    << " runtime=" << s.runtime_s << "s time_based=" << s.time_based << " direct=" << s.direct
-    << " engine=" << to_string(s.engine) << "\n";
-  if (s.size) o << "  size=" << s.size << " offset=" << s.offset << "\n";
+  if (!s.source.empty()) o << "  source:         " << s.source << "\n";
+  o << "  rw=" << to_string(s.rw);
+  if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o << " rwmixread=" << s.rwmixread;
+  o << " bs=" << s.bs << " iodepth=" << s.iodepth << " numjobs=" << s.numjobs << " engine=" << to_string(s.engine)
+    << "\n";
+  o << "  runtime=" << s.runtime_s << "s time_based=" << s.time_based << " ramp_time=" << s.ramp_time_s
+    << "s size=" << (s.size ? human_bytes(s.size) : std::string("whole device")) << " offset=" << s.offset << "\n";
+  o << "  direct=" << s.direct << " randrepeat=" << s.randrepeat << " randseed=" << s.randseed
+    << " norandommap=" << s.norandommap << " refill_buffers=" << s.refill_buffers << "\n";
+  if (!s.directory.empty()) o << "  directory=" << s.directory << " (one file per job)\n";
   o << "  host: rq_affinity=" << (s.host.rq_affinity ? std::to_string(*s.host.rq_affinity) : "unchanged")
     << " pinning=" << to_string(s.host.pinning) << " hold_cstates=" << s.host.hold_cstates
     << " advise_idle_poll=" << s.host.advise_idle_poll << "\n";
+  for (const auto& e : s.expect) o << "  expect: " << e << "\n";
+  for (const auto& n : s.notes) o << "  note: " << n << "\n";
+  o << "  fio equivalent:\n    " << profiles::fio_command_line(s) << "\n";
   return o.str();
 }
 
