@@ -66,6 +66,9 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--output-format") ok = value(a.output_format);
     else if (w == "--output") ok = value(a.output_file);
     else if (w == "--scratch") ok = value(a.scratch);
+    else if (w == "--expect") ok = value(a.expect.emplace_back());
+    else if (w == "--volume") ok = value(a.volume);
+    else if (w == "--tolerance") ok = value(a.tolerance);
     else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       ok = value(v);
@@ -105,14 +108,20 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json] [--output FILE] [--no-tune]
+                [--output-format text|json|junit] [--output FILE] [--no-tune]
+                [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
 
 DEVICE is a kernel name (vdc) or a path (/dev/vdc). --scratch 1G runs on a temporary loop
 device over a sparse file in $TMPDIR, removed however the run ends.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
-  --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
+  --refill_buffers --engine --norandommap --directory --rq_affinity --pinning --hold_cstates
+  --advise_idle_poll
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
+--expect iops>=38000, write.lat.p99<=2ms, bw>=350MB/s, errors==0 (repeatable; exit 4 when
+  one is not met). --volume essd-pl0..pl3|essd-autopl:SIZE, essd-plx|ebs-io1|ebs-io2:IOPS,
+  ebs-gp3:IOPS,MiB/s expects --tolerance (95%) of the provider's published performance.
+--output FILE writes the chosen format to FILE; the text report still goes to stdout.
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,
         --version, -h/--help

@@ -22,6 +22,9 @@ struct Args {
   std::string scratch;                    // --scratch SIZE
   bool no_tune = false;
   bool apply = false, restore = false;    // tune --apply / --restore
+  std::vector<std::string> expect;        // run --expect EXPR, repeatable
+  std::string volume;                     // run --volume essd-pl3:1000GiB
+  std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

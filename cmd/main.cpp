@@ -14,9 +14,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "acceptance.h"
 #include "args.h"
 #include "diskprobe/core/block_device.h"
 #include "diskprobe/core/engine.h"
+#include "diskprobe/core/environment.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/profiles/profiles.h"
@@ -24,6 +26,7 @@
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "progress.h"
 #include "render.h"
 
 namespace {
@@ -197,9 +200,15 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
     return fail(kUsage, "give either a DEVICE or --scratch SIZE, not both");
   }
   auto format = parse_output_format(a.output_format);
-  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text or json");
+  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text, json or junit");
   auto spec = spec_from(a, a.profile);
   if (!spec) return fail(kUsage, spec.error());
+  auto expectations = cli::gather_expectations(a, *spec);
+  if (!expectations) return fail(kUsage, expectations.error());
+  // Until the engine's directory targets land, refuse rather than write the raw device.
+  if (!spec->directory.empty()) {
+    return fail(kUsage, "--directory " + spec->directory + ": this build runs on block devices only; drop it");
+  }
 
   std::optional<LoopDevice> scratch;
   std::string device_arg = a.scratch.empty() ? a.positional[0] : "";
@@ -225,6 +234,15 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   auto checked = safety::preflight(root, device_arg, mode, /*hold=*/true);
   if (!checked.verdict.safe()) {
     std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
+    if (!a.output_file.empty() && *format == OutputFormat::Junit) {
+      // CI still gets its report: the preflight testcase fails.
+      Results refused;
+      refused.spec = *spec;
+      refused.device = checked.verdict.device;
+      refused.preflight = checked.verdict.summary();
+      refused.preflight_safe = false;
+      std::ofstream(a.output_file) << render_junit(refused);
+    }
     return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
@@ -252,7 +270,10 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   EngineOptions opts;
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
+  std::optional<cli::ProgressLine> progress;
+  progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);
+  progress.reset();
   auto after = read_disk_counters(root, dev);
   if (!results) return fail(kRuntime, results.error());
 
@@ -260,10 +281,13 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   results->tuning = guard.applied();
   results->notes.insert(results->notes.end(), plan.notes.begin(), plan.notes.end());
   results->interrupted = g_stop.load();
+  results->preflight_safe = true;
+  results->environment = read_environment(root, dev, DISKPROBE_VERSION);
   if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
   if (auto st = guard.restore(); !st) {
     std::fprintf(stderr, "diskprobe: error: %s\n", st.error().c_str());
   }
+  results->expectations = check_expectations(*expectations, *results);
 
   if (!a.output_file.empty()) {
     std::ofstream f(a.output_file);
@@ -276,6 +300,12 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (results->interrupted) {
     return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +
                               ": partial results above; every setting was restored");
+  }
+  size_t unmet = 0;
+  for (const auto& e : results->expectations) unmet += e.met ? 0 : 1;
+  if (unmet) {
+    return fail(kExpectations, std::to_string(unmet) + " of " + std::to_string(results->expectations.size()) +
+                                   " expectations not met: see the report");
   }
   return kOk;
 }
