@@ -206,3 +206,25 @@ TEST_CASE("profile show prints every parameter and the fio equivalent", "[accept
   REQUIRE(j.exit_code == 0);
   CHECK(nlohmann::json::parse(j.out)["bs_bytes"] == 16384);
 }
+
+TEST_CASE("a terminal gets a live progress line on stderr; a pipe does not", "[acceptance][progress]") {
+  auto loop = testing::make_loop(128ull << 20);
+  auto piped = run_diskprobe({"run", "--profile", "essd-plx-latency", loop.name(), "--runtime", "2", "--no-tune"});
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.err.find("elapsed") == std::string::npos);
+  CHECK(piped.err.find('\r') == std::string::npos);
+
+  if (testing::sh("command -v script").exit_code != 0) {
+    WARN("script(1) from util-linux is missing: the terminal half is not checked");
+    return;
+  }
+  // script(1) gives diskprobe a pseudo-terminal and copies what it writes to our pipe.
+  auto tty = testing::run({"script", "-qec",
+                           std::string(DISKPROBE_BIN) + " run --profile essd-plx-latency " + loop.name() +
+                               " --runtime 3 --no-tune",
+                           "/dev/null"});
+  INFO(tty.out << tty.err);
+  CHECK(tty.exit_code == 0);
+  CHECK(tty.out.find(" elapsed, eta ") != std::string::npos);
+  CHECK(tty.out.find("write ") != std::string::npos);
+}
