@@ -207,7 +207,8 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (!expectations) return fail(kUsage, expectations.error());
   // Until the engine's directory targets land, refuse rather than write the raw device.
   if (!spec->directory.empty()) {
-    return fail(kUsage, "--directory " + spec->directory + ": this build runs on block devices only; drop it");
+    return fail(kUsage,
+                "--directory " + spec->directory + ": this build runs on block devices only; drop it");
   }
 
   std::optional<LoopDevice> scratch;
@@ -263,7 +264,8 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
 
   // Checked again through the held O_EXCL descriptor right before the engine opens the device.
   // Read mode holds no descriptor (reading cannot harm the device), so there is nothing to recheck.
-  if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
+  if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict;
+      !again.safe()) {
     std::fputs(cli::verdict_text(again).c_str(), stderr);
     return fail(kRefused, again.device + " changed since the preflight: nothing was written");
   }

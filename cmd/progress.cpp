@@ -51,7 +51,8 @@ std::string ProgressLine::format(double elapsed_s, double planned_s, const DiskC
                                  const DiskCounters& after, double interval_s) {
   std::string eta = planned_s > 0 ? clock(planned_s - elapsed_s) : "--m:--s";
   return "diskprobe: [" + clock(elapsed_s) + " elapsed, eta " + eta + "] read " +
-         rate(after.read_ios - before.read_ios, after.read_sectors - before.read_sectors, interval_s) + ", write " +
+         rate(after.read_ios - before.read_ios, after.read_sectors - before.read_sectors, interval_s) +
+         ", write " +
          rate(after.write_ios - before.write_ios, after.write_sectors - before.write_sectors, interval_s);
 }
 

@@ -13,11 +13,21 @@ std::string xml_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // XML 1.0 forbids most control characters, even escaped.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
@@ -44,10 +54,11 @@ std::string render_junit(const Results& r) {
   size_t tests = 1 + r.expectations.size();
   std::string suite = "diskprobe." + r.spec.name;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\">\n";
-  out += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
-         std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" time=\"" + seconds(r.runtime_s) +
-         "\" timestamp=\"" + xml_escape(r.started_at) + "\">\n";
+  out +=
+      "<testsuites tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+  out += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(tests) +
+         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" time=\"" +
+         seconds(r.runtime_s) + "\" timestamp=\"" + xml_escape(r.started_at) + "\">\n";
   out += "    <properties>\n";
   auto prop = [&](const std::string& name, const std::string& value) {
     out += "      <property name=\"" + xml_escape(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";

@@ -56,7 +56,8 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (!s.randrepeat) c += " --randrepeat=0";
   c += " --group_reporting";
   switch (s.host.pinning) {
-    case PinPolicy::None: break;
+    case PinPolicy::None:
+      break;
     case PinPolicy::Irq:
       c += " --cpus_allowed=$IRQ_EFFECTIVE_CPU --cpus_allowed_policy=split";
       break;

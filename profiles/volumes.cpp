@@ -59,8 +59,8 @@ Status in_range(const std::string& volume, const std::string& what, double v, co
                 const std::string& unit) {
   double lo = num(range, "min", 0), hi = num(range, "max", INFINITY);
   if (v < lo || v > hi) {
-    return make_error("--volume " + volume + ": " + what + " " + fmt(v) + unit + " is outside the type's range " +
-                      fmt(lo) + " to " + fmt(hi) + unit);
+    return make_error("--volume " + volume + ": " + what + " " + fmt(v) + unit +
+                      " is outside the type's range " + fmt(lo) + " to " + fmt(hi) + unit);
   }
   return Ok{};
 }
@@ -95,7 +95,8 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
     return make_error("--volume " + v + ": give TYPE:ARGUMENT, one of " + known);
   }
   std::string type = v.substr(0, colon), arg = v.substr(colon + 1);
-  if (!types.contains(type)) return make_error("--volume " + v + ": unknown volume type '" + type + "'; known: " + known);
+  if (!types.contains(type))
+    return make_error("--volume " + v + ": unknown volume type '" + type + "'; known: " + known);
   const json& t = types[type];
   VolumePerformance p;
   p.volume = v;
@@ -132,7 +133,8 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
     std::string tp = arg.substr(comma + 1);
     for (const char* suffix : {"MiB/s", "MB/s"}) {  // AWS provisions gp3 throughput in MiB/s
       std::string s(suffix);
-      if (tp.size() > s.size() && tp.compare(tp.size() - s.size(), s.size(), s) == 0) tp.resize(tp.size() - s.size());
+      if (tp.size() > s.size() && tp.compare(tp.size() - s.size(), s.size(), s) == 0)
+        tp.resize(tp.size() - s.size());
     }
     auto mib = whole_number("--volume " + v + ": throughput", tp);
     if (!mib) return make_error(mib.error() + "; give it in MiB/s like " + type + ":6000,500");
@@ -143,8 +145,8 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
     double ratio = num(t, "max_throughput_per_iops_mib", INFINITY);
     if (*mib > ratio * *iops) {
       return make_error("--volume " + v + ": " + fmt(*mib) + " MiB/s is more than " + fmt(ratio) +
-                        " MiB/s per provisioned IOPS allows (" + fmt(ratio * *iops) + " MiB/s at " + fmt(*iops) +
-                        " IOPS)");
+                        " MiB/s per provisioned IOPS allows (" + fmt(ratio * *iops) + " MiB/s at " +
+                        fmt(*iops) + " IOPS)");
     }
     p.iops = *iops;
     p.throughput_bytes_per_s = *mib * kMiB;
@@ -169,7 +171,8 @@ Result<double> parse_tolerance(std::string_view text) {
     return make_error("--tolerance " + std::string(text) + ": give a share like 95% or 0.95");
   }
   if (percent || v > 1) v /= 100.0;
-  if (!(v > 0) || v > 1) return make_error("--tolerance " + std::string(text) + ": must be above 0% and at most 100%");
+  if (!(v > 0) || v > 1)
+    return make_error("--tolerance " + std::string(text) + ": must be above 0% and at most 100%");
   return v;
 }
 

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -83,15 +83,16 @@ bool blkio_v1_available() {
   return ::access((std::string(kBlkio) + "/blkio.throttle.write_iops_device").c_str(), W_OK) == 0;
 }
 
-const std::vector<std::string> kWorkload = {"run", "--profile", "essd-plx-iops", "--numjobs", "2", "--iodepth", "16",
-                                            "--runtime", "4",            "--no-tune"};
+const std::vector<std::string> kWorkload = {
+    "run", "--profile", "essd-plx-iops", "--numjobs", "2", "--iodepth", "16", "--runtime", "4", "--no-tune"};
 
 }  // namespace
 
 TEST_CASE("a 5,000 write-IOPS volume passes iops>=4800, fails iops>=6000 with exit 4 and a JUnit failure",
           "[acceptance]") {
   if (!blkio_v1_available()) {
-    std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n", kBlkio);
+    std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
+                 kBlkio);
     std::exit(77);
   }
   auto loop = testing::make_loop(256ull << 20);
@@ -99,8 +100,8 @@ TEST_CASE("a 5,000 write-IOPS volume passes iops>=4800, fails iops>=6000 with ex
   TempDir tmp;
 
   std::vector<std::string> pass = kWorkload;
-  pass.insert(pass.end(), {loop.name(), "--expect", "iops>=4800", "--volume", "ebs-io1:5000", "--output-format",
-                           "junit", "--output", tmp.path + "/pass.xml"});
+  pass.insert(pass.end(), {loop.name(), "--expect", "iops>=4800", "--volume", "ebs-io1:5000",
+                           "--output-format", "junit", "--output", tmp.path + "/pass.xml"});
   auto ok = run_in(group, pass);
   INFO(ok.out << ok.err);
   CHECK(ok.exit_code == 0);
@@ -113,8 +114,8 @@ TEST_CASE("a 5,000 write-IOPS volume passes iops>=4800, fails iops>=6000 with ex
   CHECK(pass_xml.failure_elements == 0);
 
   std::vector<std::string> fail = kWorkload;
-  fail.insert(fail.end(), {loop.name(), "--expect", "iops>=6000", "--expect", "errors==0", "--output-format", "junit",
-                           "--output", tmp.path + "/fail.xml"});
+  fail.insert(fail.end(), {loop.name(), "--expect", "iops>=6000", "--expect", "errors==0", "--output-format",
+                           "junit", "--output", tmp.path + "/fail.xml"});
   auto bad = run_in(group, fail);
   INFO(bad.out << bad.err);
   CHECK(bad.exit_code == 4);
@@ -162,7 +163,8 @@ TEST_CASE("--output FILE gets the format, the terminal still gets the text repor
   CHECK(j["job"]["name"] == "essd-plx-latency");
 }
 
-TEST_CASE("bad expectation syntax: exit 2, the bad part marked, the device untouched", "[acceptance][usage]") {
+TEST_CASE("bad expectation syntax: exit 2, the bad part marked, the device untouched",
+          "[acceptance][usage]") {
   auto loop = testing::make_loop(64ull << 20);
   std::string before = testing::edges(loop.path(), 64ull << 20);
   for (const char* expr : {"iops>=38q", "write.lat.p99<=2", "bw>=350MX/s", "iops=>5"}) {
@@ -174,7 +176,8 @@ TEST_CASE("bad expectation syntax: exit 2, the bad part marked, the device untou
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
     CHECK(r.out.empty());
   }
-  auto v = run_diskprobe({"run", "--profile", "essd-plx-latency", loop.name(), "--volume", "essd-pl3:100GiB"});
+  auto v =
+      run_diskprobe({"run", "--profile", "essd-plx-latency", loop.name(), "--volume", "essd-pl3:100GiB"});
   CHECK(v.exit_code == 2);
   CHECK(v.err.find("outside the type's range 1261 to 65536 GiB") != std::string::npos);
   CHECK(testing::edges(loop.path(), 64ull << 20) == before);
@@ -187,8 +190,8 @@ TEST_CASE("every built-in profile runs for 2 s on a scratch loop device", "[acce
   REQUIRE(profiles.size() >= 23);
   for (const auto& p : profiles) {
     std::string name = p["name"];
-    auto r = run_diskprobe({"run", "--profile", name, "--scratch", "256M", "--runtime", "2", "--time_based", "1",
-                            "--size", "64M", "--no-tune"});
+    auto r = run_diskprobe({"run", "--profile", name, "--scratch", "256M", "--runtime", "2", "--time_based",
+                            "1", "--size", "64M", "--no-tune"});
     INFO(name << ": " << r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("expectations: 1 of 1 met") != std::string::npos);
@@ -209,7 +212,8 @@ TEST_CASE("profile show prints every parameter and the fio equivalent", "[accept
 
 TEST_CASE("a terminal gets a live progress line on stderr; a pipe does not", "[acceptance][progress]") {
   auto loop = testing::make_loop(128ull << 20);
-  auto piped = run_diskprobe({"run", "--profile", "essd-plx-latency", loop.name(), "--runtime", "2", "--no-tune"});
+  auto piped =
+      run_diskprobe({"run", "--profile", "essd-plx-latency", loop.name(), "--runtime", "2", "--no-tune"});
   CHECK(piped.exit_code == 0);
   CHECK(piped.err.find("elapsed") == std::string::npos);
   CHECK(piped.err.find('\r') == std::string::npos);

@@ -272,7 +272,8 @@ TEST_CASE("JUnit: one testsuite, a testcase for the preflight and each expectati
   CHECK_THAT(xml, Contains("<failure message=\"FAIL  iops&gt;=60000: measured 50.0k IOPS\""));
   CHECK(std::count(xml.begin(), xml.end(), '\n') > 10);
   size_t failures = 0;
-  for (size_t at = xml.find("<failure"); at != std::string::npos; at = xml.find("<failure", at + 1)) ++failures;
+  for (size_t at = xml.find("<failure"); at != std::string::npos; at = xml.find("<failure", at + 1))
+    ++failures;
   CHECK(failures == 2);
 
   r.preflight_safe = false;
@@ -300,8 +301,8 @@ TEST_CASE("one JSON form of a JobSpec, with units in its names", "[profiles][jso
 }
 
 TEST_CASE("a user profile extends a built-in one and changes only what it says", "[profiles][extends]") {
-  std::string dir = (std::filesystem::temp_directory_path() / ("diskprobe-extends-" + std::to_string(::getpid())))
-                        .string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("diskprobe-extends-" + std::to_string(::getpid()))).string();
   std::filesystem::create_directories(dir);
   std::vector<std::string> dirs{DISKPROBE_PROFILE_SOURCE_DIR, dir};
   std::ofstream(dir + "/mine.json") << R"({"extends": "essd-plx-iops", "description": "shorter",
@@ -317,8 +318,8 @@ TEST_CASE("a user profile extends a built-in one and changes only what it says",
   CHECK(mine->description == "shorter");
   CHECK(mine->runtime_s == 5);
   CHECK(mine->numjobs == 4);
-  CHECK(mine->iodepth == 64);                   // from essd-plx-iops
-  CHECK(*mine->host.rq_affinity == 0);          // from essd-plx-iops
+  CHECK(mine->iodepth == 64);           // from essd-plx-iops
+  CHECK(*mine->host.rq_affinity == 0);  // from essd-plx-iops
   CHECK(mine->source.find("000_71f76e30ab517717.txt") != std::string::npos);
   CHECK(mine->expect == std::vector<std::string>{"iops>=1000"});
 
@@ -339,6 +340,7 @@ TEST_CASE("a user profile extends a built-in one and changes only what it says",
 
   auto bad_expect = profiles::parse(R"({"workload": {}, "expect": ["iops>=5x"]})", "/tmp/e.json", dirs);
   REQUIRE_FALSE(bad_expect.ok());
-  CHECK_THAT(bad_expect.error(), Contains("/tmp/e.json: 1 problem: expect: --expect 'iops>=5x': unknown unit 'x'"));
+  CHECK_THAT(bad_expect.error(),
+             Contains("/tmp/e.json: 1 problem: expect: --expect 'iops>=5x': unknown unit 'x'"));
   std::filesystem::remove_all(dir);
 }

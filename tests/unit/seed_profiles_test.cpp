@@ -20,11 +20,11 @@ const std::vector<std::string> kBuiltIn{DISKPROBE_PROFILE_SOURCE_DIR};
 struct SeedRow {
   const char* profile;
   const char* seed_file;
-  const char* command;       // the fio line, verbatim
-  const char* shell_vars;    // "numjobs=10 iodepth=128 ..." the script sets before the line
-  const char* rq_affinity;   // the script's "echo N > .../rq_affinity", verbatim, or ""
-  bool cstates_off;          // the document disables C-states (cpupower idle-set -d)
-  bool idle_poll;            // the document adds idle=poll to the kernel command line
+  const char* command;      // the fio line, verbatim
+  const char* shell_vars;   // "numjobs=10 iodepth=128 ..." the script sets before the line
+  const char* rq_affinity;  // the script's "echo N > .../rq_affinity", verbatim, or ""
+  bool cstates_off;         // the document disables C-states (cpupower idle-set -d)
+  bool idle_poll;           // the document adds idle=poll to the kernel command line
 };
 
 constexpr const char* k000 = "000_71f76e30ab517717.txt";
@@ -35,7 +35,8 @@ constexpr const char* k004 = "004_5b9c350d77ce7baa.txt";
 
 const SeedRow kRows[] = {
     {"essd-plx-latency", k000,
-     "fio --ioengine=libaio --runtime=30s --numjobs=1 --iodepth=1 --bs=4k --rw=randwrite --filename=$DEV_NAME "
+     "fio --ioengine=libaio --runtime=30s --numjobs=1 --iodepth=1 --bs=4k --rw=randwrite "
+     "--filename=$DEV_NAME "
      "--time_based=1 --direct=1 --name=test --group_reporting=1 --cpus_allowed_policy=split "
      "--cpus_allowed=$EFFECTIVE_SMP",
      "", "echo 2 > /sys/block/$DEV_NODE/queue/rq_affinity", false, true},
@@ -45,22 +46,26 @@ const SeedRow kRows[] = {
      "", "echo 0 > /sys/block/$DEV_NODE/queue/rq_affinity", false, false},
     // RunFio 10 128 4k randwrite 1024g $DEV_NAME
     {"essd-pl3-test100w", k001,
-     " fio --ioengine=libaio --runtime=30s --numjobs=${numjobs} --iodepth=${iodepth} --bs=${bs} --size=${size} "
+     " fio --ioengine=libaio --runtime=30s --numjobs=${numjobs} --iodepth=${iodepth} --bs=${bs} "
+     "--size=${size} "
      "--rw=${rw} --filename=${filename} --time_based=1 --direct=1 --name=test --group_reporting "
      "--cpus_allowed=$spincpu --cpus_allowed_policy=split",
-     "numjobs=10 iodepth=128 bs=4k rw=randwrite size=1024g", "echo 2 > /sys/block/$DEV_NODE/queue/rq_affinity",
-     false, false},
+     "numjobs=10 iodepth=128 bs=4k rw=randwrite size=1024g",
+     "echo 2 > /sys/block/$DEV_NODE/queue/rq_affinity", false, false},
     {"ebs-io1-randwrite", k004,
-     "sudo fio --ioengine=libaio --iodepth=32 --refill_buffers --randrepeat=0 --directory=/mnt/p_iops_vol0 --name "
+     "sudo fio --ioengine=libaio --iodepth=32 --refill_buffers --randrepeat=0 --directory=/mnt/p_iops_vol0 "
+     "--name "
      "fio_test_file --direct=1 --rw=randwrite --bs=16k --size=1G --numjobs=16 --time_based --runtime=180 "
      "--group_reporting --norandommap",
      "", "", true, false},
     {"ebs-io1-randwrite-sync", k004,
-     "sudo fio --directory=/mnt/p_iops_vol0 --name fio_test_file --direct=1 --rw=randwrite --bs=16k --size=1G "
+     "sudo fio --directory=/mnt/p_iops_vol0 --name fio_test_file --direct=1 --rw=randwrite --bs=16k "
+     "--size=1G "
      "--numjobs=16 --time_based --runtime=180 --group_reporting --norandommap",
      "", "", true, false},
     {"ebs-io1-randread", k004,
-     "sudo fio --ioengine=libaio --iodepth=32 --refill_buffers --randrepeat=0 --directory=/mnt/p_iops_vol0 --name "
+     "sudo fio --ioengine=libaio --iodepth=32 --refill_buffers --randrepeat=0 --directory=/mnt/p_iops_vol0 "
+     "--name "
      "fio_test_file --direct=1 --rw=randread --bs=16k --size=1G --numjobs=16 --time_based --runtime=180 "
      "--group_reporting --norandommap",
      "", "", true, false},
@@ -69,7 +74,8 @@ const SeedRow kRows[] = {
      "--numjobs=16 --time_based --runtime=180 --group_reporting --norandommap",
      "", "", true, false},
     {"cloud-randwrite-iops", k002,
-     "sudo fio -direct=1 -iodepth=128 -rw=randwrite -ioengine=libaio -bs=4k -size=1G -numjobs=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=128 -rw=randwrite -ioengine=libaio -bs=4k -size=1G -numjobs=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=Rand_Write_Testing",
      "", "", false, false},
     {"cloud-randread-iops", k002,
@@ -85,35 +91,43 @@ const SeedRow kRows[] = {
      "-group_reporting -filename=/dev/your_device -name=Read_PPS_Testing",
      "", "", false, false},
     {"cloud-randwrite-lat", k002,
-     "sudo fio -direct=1 -iodepth=1 -rw=randwrite -ioengine=libaio -bs=4k -size=1G -numjobs=1 -group_reporting "
+     "sudo fio -direct=1 -iodepth=1 -rw=randwrite -ioengine=libaio -bs=4k -size=1G -numjobs=1 "
+     "-group_reporting "
      "-filename=/dev/your_device -name=Rand_Write_Latency_Testing",
      "", "", false, false},
     {"cloud-randread-lat", k002,
-     "sudo fio -direct=1 -iodepth=1 -rw=randread -ioengine=libaio -bs=4k -size=1G -numjobs=1 -group_reporting "
+     "sudo fio -direct=1 -iodepth=1 -rw=randread -ioengine=libaio -bs=4k -size=1G -numjobs=1 "
+     "-group_reporting "
      "-filename=/dev/your_device -name=Rand_Read_Latency_Testing",
      "", "", false, false},
     {"local-randwrite-iops", k002,
-     "sudo fio -direct=1 -iodepth=32 -rw=randwrite -ioengine=libaio -bs=4k -numjobs=4 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=32 -rw=randwrite -ioengine=libaio -bs=4k -numjobs=4 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-randread-iops", k002,
-     "sudo fio -direct=1 -iodepth=32 -rw=randread -ioengine=libaio -bs=4k -numjobs=4 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=32 -rw=randread -ioengine=libaio -bs=4k -numjobs=4 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-seqwrite-bw", k002,
-     "sudo fio -direct=1 -iodepth=128 -rw=write -ioengine=libaio -bs=128k -numjobs=1 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=128 -rw=write -ioengine=libaio -bs=128k -numjobs=1 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-seqread-bw", k002,
-     "sudo fio -direct=1 -iodepth=128 -rw=read -ioengine=libaio -bs=128k -numjobs=1 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=128 -rw=read -ioengine=libaio -bs=128k -numjobs=1 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-randwrite-lat", k002,
-     "sudo fio -direct=1 -iodepth=1 -rw=randwrite -ioengine=libaio -bs=4k -numjobs=1 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=1 -rw=randwrite -ioengine=libaio -bs=4k -numjobs=1 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-randread-lat", k002,
-     "sudo fio -direct=1 -iodepth=1 -rw=randread -ioengine=libaio -bs=4k -numjobs=1 -time_based=1 -runtime=1000 "
+     "sudo fio -direct=1 -iodepth=1 -rw=randread -ioengine=libaio -bs=4k -numjobs=1 -time_based=1 "
+     "-runtime=1000 "
      "-group_reporting -filename=/dev/your_device -name=test",
      "", "", false, false},
     {"local-seqwrite-lat", k002,
@@ -306,7 +320,8 @@ TEST_CASE("the quoted seed lines are really in the seed documents", "[profiles][
   std::string dir = seed_dir();
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    WARN("seed documents not found in " << dir << " (set DISKPROBE_SEED_DIR): only the quoted table was checked");
+    WARN("seed documents not found in " << dir
+                                        << " (set DISKPROBE_SEED_DIR): only the quoted table was checked");
     return;
   }
   for (const auto& row : kRows) {

@@ -15,13 +15,13 @@ enum class Quantity { Iops, Bandwidth, Latency, Errors };
 enum class Compare { Ge, Le, Gt, Lt, Eq };
 
 struct Expectation {
-  std::string text;        // as written: "write.lat.p99<=2ms"
-  std::string metric;      // "write.lat.p99"
+  std::string text;    // as written: "write.lat.p99<=2ms"
+  std::string metric;  // "write.lat.p99"
   Quantity quantity = Quantity::Iops;
-  int direction = -1;      // -1 both, 0 read, 1 write
-  std::string latency;     // "lat", "clat" or "slat"
-  std::string stat;        // "mean", "min", "max" or "p<percent>"
-  double percentile = 0;   // for stat "pNN"
+  int direction = -1;     // -1 both, 0 read, 1 write
+  std::string latency;    // "lat", "clat" or "slat"
+  std::string stat;       // "mean", "min", "max" or "p<percent>"
+  double percentile = 0;  // for stat "pNN"
   Compare op = Compare::Ge;
   double threshold = 0;    // IOPS, bytes/s, ns or a count
   std::string origin;      // "--expect", "profile", "--volume essd-pl3:1000GiB"
@@ -30,7 +30,7 @@ struct Expectation {
 
 struct ExpectationResult {
   Expectation expectation;
-  double measured = 0;     // same unit as threshold
+  double measured = 0;  // same unit as threshold
   bool met = false;
 };
 
@@ -40,7 +40,8 @@ struct ExpectationResult {
 Result<Expectation> parse_expectation(std::string_view text);
 
 double measure(const Expectation& e, const Results& r);
-std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>& expectations, const Results& r);
+std::vector<ExpectationResult> check_expectations(const std::vector<Expectation>& expectations,
+                                                  const Results& r);
 
 // "38.2k IOPS", "350.0 MiB/s", "1.23 ms", "0 errors"
 std::string format_quantity(Quantity q, double value);

@@ -15,7 +15,7 @@
 namespace diskprobe::profiles {
 
 struct VolumePerformance {
-  std::string volume;          // as given: "essd-pl3:1000GiB"
+  std::string volume;  // as given: "essd-pl3:1000GiB"
   std::string provider, formula, source;
   double iops = 0;
   double throughput_bytes_per_s = 0;
