@@ -84,6 +84,9 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--scratch") ok = value(a.scratch);
     else if (w == "--directory") ok = value(a.directory);
     else if (w == "--keep-files") ok = flag(a.keep_files);
+    else if (w == "--expect") ok = value(a.expect.emplace_back());
+    else if (w == "--volume") ok = value(a.volume);
+    else if (w == "--tolerance") ok = value(a.tolerance);
     else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
@@ -136,7 +139,8 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json] [--output FILE] [--no-tune]
+                [--output-format text|json|junit] [--output FILE] [--no-tune]
+                [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
 
 DEVICE is a kernel name (vdc) or a path (/dev/vdc). --scratch 1G runs on a temporary loop
 device over a sparse file in $TMPDIR, removed however the run ends.
@@ -152,6 +156,10 @@ check and run sample a device of 1 GiB or more for data with no signature before
   --no-paranoid skips it, --allow-nonzero writes over such data. After a write run the
   first and last 4 MiB are zeroed.
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
+--expect iops>=38000, write.lat.p99<=2ms, bw>=350MB/s, errors==0 (repeatable; exit 4 when
+  one is not met). --volume essd-pl0..pl3|essd-autopl:SIZE, essd-plx|ebs-io1|ebs-io2:IOPS,
+  ebs-gp3:IOPS,MiB/s expects --tolerance (95%) of the provider's published performance.
+--output FILE writes the chosen format to FILE; the text report still goes to stdout.
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,
         --version, -h/--help

@@ -26,6 +26,9 @@ struct Args {
   bool keep_files = false;                // run --keep-files: leave those files
   bool apply = false, restore = false;    // tune --apply / --restore
   bool paranoid = false, no_paranoid = false, allow_nonzero = false;  // the zero sampler
+  std::vector<std::string> expect;        // run --expect EXPR, repeatable
+  std::string volume;                     // run --volume essd-pl3:1000GiB
+  std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

@@ -16,9 +16,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "acceptance.h"
 #include "args.h"
 #include "diskprobe/core/block_device.h"
 #include "diskprobe/core/engine.h"
+#include "diskprobe/core/environment.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
@@ -28,6 +30,7 @@
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "progress.h"
 #include "render.h"
 
 namespace {
@@ -154,7 +157,7 @@ int cmd_profile(const cli::Args& a) {
   }
   auto spec = spec_from(a, a.positional[1]);
   if (!spec) return fail(kUsage, spec.error());
-  print(a.json ? cli::spec_json(*spec).dump(2) + "\n" : cli::spec_text(*spec));
+  print(a.json ? diskprobe::to_json(*spec).dump(2) + "\n" : cli::spec_text(*spec));
   return kOk;
 }
 
@@ -252,6 +255,12 @@ int run_outcome(const Results& r) {
                               std::to_string(m.offset) + ": " + m.reason);
   }
   if (r.errors.stopped) return fail(kRuntime, r.errors.stop_reason);
+  size_t unmet = 0;
+  for (const auto& e : r.expectations) unmet += e.met ? 0 : 1;
+  if (unmet) {
+    return fail(kExpectations, std::to_string(unmet) + " of " + std::to_string(r.expectations.size()) +
+                                   " expectations not met: see the report");
+  }
   return kOk;
 }
 
@@ -270,12 +279,13 @@ bool names_a_file(const std::string& arg) {
 // --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
 // instead (writable, room for the files, O_DIRECT), and the files this run made are removed
 // afterwards unless --keep-files.
-int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format) {
-  if (a.directory.empty()) {
+int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
+                  const std::vector<Expectation>& expectations) {
+  if (spec.directory.empty()) {
     if (auto ok = may_use_file(a.positional[0], spec); !ok) return fail(kUsage, ok.error());
   }
-  auto files = a.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
-                                   : JobFiles::create_in_directory(a.directory, spec, a.keep_files);
+  auto files = spec.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
+                                      : JobFiles::create_in_directory(spec.directory, spec, a.keep_files);
   if (!files) return fail(kRuntime, files.error());
   if (g_stop) return fail(kRuntime, "interrupted before the run started");
   if (auto st = validate(spec, files->target()); !st) return fail(kUsage, st.error());
@@ -286,6 +296,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format) 
   results->preflight = "files: no device preflight (a filesystem holds them)";
   if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
   files->remove();
+  results->expectations = check_expectations(expectations, *results);
   if (!a.output_file.empty()) {
     std::ofstream f(a.output_file);
     f << render(*results, format);
@@ -305,23 +316,24 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (!a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) {
     return fail(kUsage, "give either --directory DIR, a DEVICE or --scratch SIZE, not more than one");
   }
-  if (!a.directory.empty() || (a.scratch.empty() && a.positional.size() == 1 && names_a_file(a.positional[0]))) {
-    auto format = parse_output_format(a.output_format);
-    if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text or json");
-    auto spec = spec_from(a, a.profile);
-    if (!spec) return fail(kUsage, spec.error());
-    return cmd_run_files(a, *spec, *format);
-  }
-  if (a.scratch.empty() && a.positional.size() != 1) {
-    return fail(kUsage, "run needs a DEVICE (like vdc or /dev/vdc) or --scratch SIZE");
-  }
   if (!a.scratch.empty() && !a.positional.empty()) {
     return fail(kUsage, "give either a DEVICE or --scratch SIZE, not both");
   }
   auto format = parse_output_format(a.output_format);
-  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text or json");
+  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text, json or junit");
   auto spec = spec_from(a, a.profile);
   if (!spec) return fail(kUsage, spec.error());
+  if (!a.directory.empty()) spec->directory = a.directory;  // the command line wins
+  // A profile's directory applies only where no DEVICE or --scratch names another target.
+  if (a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) spec->directory.clear();
+  auto expectations = cli::gather_expectations(a, *spec);
+  if (!expectations) return fail(kUsage, expectations.error());
+  if (!spec->directory.empty() || (a.scratch.empty() && a.positional.size() == 1 && names_a_file(a.positional[0]))) {
+    return cmd_run_files(a, *spec, *format, *expectations);
+  }
+  if (a.scratch.empty() && a.positional.size() != 1) {
+    return fail(kUsage, "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
+  }
 
   std::optional<LoopDevice> scratch;
   std::string device_arg = a.scratch.empty() ? a.positional[0] : "";
@@ -347,6 +359,15 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
     std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
+    if (!a.output_file.empty() && *format == OutputFormat::Junit) {
+      // CI still gets its report: the preflight testcase fails.
+      Results refused;
+      refused.spec = *spec;
+      refused.device = checked.verdict.device;
+      refused.preflight = checked.verdict.summary();
+      refused.preflight_safe = false;
+      std::ofstream(a.output_file) << render_junit(refused);
+    }
     return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
@@ -378,7 +399,10 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   EngineOptions opts;
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
+  std::optional<cli::ProgressLine> progress;
+  progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);
+  progress.reset();
   auto after = read_disk_counters(root, dev);
   bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, *spec);
   if (!results) return fail(kRuntime, results.error());
@@ -387,10 +411,13 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   results->tuning = guard.applied();
   results->notes.insert(results->notes.end(), plan.notes.begin(), plan.notes.end());
   results->interrupted = g_stop.load();
+  results->preflight_safe = true;
+  results->environment = read_environment(root, dev, DISKPROBE_VERSION);
   if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
   if (auto st = guard.restore(); !st) {
     std::fprintf(stderr, "diskprobe: error: %s\n", st.error().c_str());
   }
+  results->expectations = check_expectations(*expectations, *results);
 
   if (!a.output_file.empty()) {
     std::ofstream f(a.output_file);

@@ -143,46 +143,6 @@ std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector
   return o.str();
 }
 
-json spec_json(const JobSpec& s) {
-  json host = {{"pinning", std::string(to_string(s.host.pinning))},
-               {"hold_cstates", s.host.hold_cstates},
-               {"advise_idle_poll", s.host.advise_idle_poll}};
-  host["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
-  return {{"name", s.name},
-          {"description", s.description},
-          {"source", s.source},
-          {"workload",
-           {{"rw", std::string(to_string(s.rw))},
-            {"rwmixread_percent", s.rwmixread},
-            {"bs_bytes", s.bs},
-            {"iodepth", s.iodepth},
-            {"numjobs", s.numjobs},
-            {"runtime_s", s.runtime_s},
-            {"time_based", s.time_based},
-            {"ramp_time_s", s.ramp_time_s},
-            {"offset_bytes", s.offset},
-            {"size_bytes", s.size},
-            {"direct", s.direct},
-            {"randrepeat", s.randrepeat},
-            {"randseed", s.randseed},
-            {"refill_buffers", s.refill_buffers},
-            {"bs_write_bytes", s.write_bs()},
-            {"offset_percent", s.offset_percent},
-            {"size_percent", s.size_percent},
-            {"io_size_bytes", s.io_size},
-            {"norandommap", s.norandommap},
-            {"cpus_allowed", s.cpus_allowed},
-            {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
-            {"sqpoll", s.sqpoll},
-            {"hipri", s.hipri},
-            {"continue_on_error", std::string(to_string(s.continue_on_error))},
-            {"verify", std::string(to_string(s.verify))},
-            {"do_verify", s.do_verify},
-            {"percentiles", s.percentiles},
-            {"engine", std::string(to_string(s.engine))}}},
-          {"host", host}};
-}
-
 // The engine options a profile sets beyond the defaults, one line ("" when none).
 static std::string engine_options_text(const JobSpec& s) {
   std::ostringstream o;
@@ -190,7 +150,6 @@ static std::string engine_options_text(const JobSpec& s) {
   if (s.size_percent > 0) o << " size=" << s.size_percent << "%";
   if (s.offset_percent > 0) o << " offset=" << s.offset_percent << "%";
   if (s.io_size) o << " io_size=" << s.io_size;
-  if (s.norandommap) o << " norandommap=1";
   if (!s.cpus_allowed.empty()) {
     o << " cpus_allowed=";
     for (size_t i = 0; i < s.cpus_allowed.size(); ++i) o << (i ? "," : "") << s.cpus_allowed[i];
@@ -211,15 +170,27 @@ static std::string engine_options_text(const JobSpec& s) {
 std::string spec_text(const JobSpec& s) {
   std::ostringstream o;
   o << s.name << ": " << s.description << "\n";
-  if (!s.source.empty()) o << "  source:      " << s.source << "\n";
-  o << "  rw=" << to_string(s.rw) << " bs=" << s.bs << " iodepth=" << s.iodepth << " numjobs=" << s.numjobs
-    << " runtime=" << s.runtime_s << "s time_based=" << s.time_based << " direct=" << s.direct
-    << " engine=" << to_string(s.engine) << "\n";
-  if (s.size) o << "  size=" << s.size << " offset=" << s.offset << "\n";
+  if (!s.source.empty()) o << "  source:         " << s.source << "\n";
+  o << "  rw=" << to_string(s.rw);
+  if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o << " rwmixread=" << s.rwmixread;
+  o << " bs=" << s.bs << " iodepth=" << s.iodepth << " numjobs=" << s.numjobs << " engine=" << to_string(s.engine)
+    << "\n";
+  o << "  runtime=" << s.runtime_s << "s time_based=" << s.time_based << " ramp_time=" << s.ramp_time_s
+    << "s size=" << (s.size ? human_bytes(s.size) : std::string("whole device")) << " offset=" << s.offset << "\n";
+  o << "  direct=" << s.direct << " randrepeat=" << s.randrepeat << " randseed=" << s.randseed
+    << " norandommap=" << s.norandommap << " refill_buffers=" << s.refill_buffers << "\n";
   o << engine_options_text(s);
+  if (!s.directory.empty()) o << "  directory=" << s.directory << " (one file per job)\n";
   o << "  host: rq_affinity=" << (s.host.rq_affinity ? std::to_string(*s.host.rq_affinity) : "unchanged")
     << " pinning=" << to_string(s.host.pinning) << " hold_cstates=" << s.host.hold_cstates
-    << " advise_idle_poll=" << s.host.advise_idle_poll << "\n";
+    << " advise_idle_poll=" << s.host.advise_idle_poll;
+  if (!s.host.scheduler.empty()) o << " scheduler=" << s.host.scheduler;
+  if (s.host.nomerges) o << " nomerges=" << *s.host.nomerges;
+  if (s.host.cstate_latency_limit_us) o << " cstate_latency_limit_us=" << *s.host.cstate_latency_limit_us;
+  o << "\n";
+  for (const auto& e : s.expect) o << "  expect: " << e << "\n";
+  for (const auto& n : s.notes) o << "  note: " << n << "\n";
+  o << "  fio equivalent:\n    " << profiles::fio_command_line(s) << "\n";
   return o.str();
 }
 

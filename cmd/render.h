@@ -20,7 +20,6 @@ std::string verdict_text(const safety::Verdict& v);
 nlohmann::json device_json(const BlockDevice& d, const safety::Verdict& v);
 std::string devices_text(const std::vector<BlockDevice>& devs, const std::vector<safety::Verdict>& verdicts);
 
-nlohmann::json spec_json(const JobSpec& s);
 std::string spec_text(const JobSpec& s);
 
 nlohmann::json topology_json(const tuning::Topology& t);

@@ -438,44 +438,6 @@ void verify_text(std::string& out, const Results& r) {
   }
 }
 
-json spec_json(const JobSpec& s) {
-  json j = {{"name", s.name},
-            {"description", s.description},
-            {"source", s.source},
-            {"rw", std::string(to_string(s.rw))},
-            {"rwmixread_percent", s.rwmixread},
-            {"bs_bytes", s.bs},
-            {"iodepth", s.iodepth},
-            {"numjobs", s.numjobs},
-            {"runtime_s", s.runtime_s},
-            {"time_based", s.time_based},
-            {"ramp_time_s", s.ramp_time_s},
-            {"offset_bytes", s.offset},
-            {"size_bytes", s.size},
-            {"direct", s.direct},
-            {"randrepeat", s.randrepeat},
-            {"randseed", s.randseed},
-            {"refill_buffers", s.refill_buffers},
-            {"engine", std::string(to_string(s.engine))},
-            {"bs_write_bytes", s.write_bs()},
-            {"offset_percent", s.offset_percent},
-            {"size_percent", s.size_percent},
-            {"io_size_bytes", s.io_size},
-            {"norandommap", s.norandommap},
-            {"cpus_allowed", s.cpus_allowed},
-            {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
-            {"sqpoll", s.sqpoll},
-            {"hipri", s.hipri},
-            {"continue_on_error", std::string(to_string(s.continue_on_error))},
-            {"verify", std::string(to_string(s.verify))},
-            {"do_verify", s.do_verify},
-            {"percentiles", percentile_list(s)},
-            {"pinning", std::string(to_string(s.host.pinning))},
-            {"hold_cstates", s.host.hold_cstates}};
-  j["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
-  return j;
-}
-
 json job_direction_json(const DirectionStats& d, double runtime_s) {
   return {{"ios", d.ios},
           {"bytes", d.bytes},
@@ -487,11 +449,58 @@ json job_direction_json(const DirectionStats& d, double runtime_s) {
           {"clat_ns_p99", d.clat.percentile(99)}};
 }
 
+
+// The unit each quantity carries in the JSON document's names.
+const char* json_unit(Quantity q) {
+  switch (q) {
+    case Quantity::Iops: return "iops";
+    case Quantity::Bandwidth: return "bytes_per_s";
+    case Quantity::Latency: return "ns";
+    case Quantity::Errors: return "count";
+  }
+  return "";
+}
+
+json expectation_json(const ExpectationResult& e) {
+  const Expectation& x = e.expectation;
+  std::string unit = json_unit(x.quantity);
+  json j = {{"expression", x.text},
+            {"metric", x.metric},
+            {"op", std::string(to_string(x.op))},
+            {"unit", unit},
+            {"threshold_" + unit, x.threshold},
+            {"measured_" + unit, std::isnan(e.measured) ? json(nullptr) : json(e.measured)},
+            {"met", e.met},
+            {"origin", x.origin}};
+  if (x.provisioned > 0) {
+    j["provisioned_" + unit] = x.provisioned;
+    j["delivered_percent"] = std::isnan(e.measured) ? json(nullptr) : json(100.0 * e.measured / x.provisioned);
+  }
+  return j;
+}
+
 }  // namespace
+
+std::string expectation_line(const ExpectationResult& e) {
+  const Expectation& x = e.expectation;
+  std::string line = std::string(e.met ? "PASS" : "FAIL") + "  " + x.text + ": measured " +
+                     format_quantity(x.quantity, e.measured);
+  if (x.provisioned > 0 && !std::isnan(e.measured)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "; delivered %.1f%% of provisioned %s (%s, %s)",
+                  100.0 * e.measured / x.provisioned, x.quantity == Quantity::Iops ? "IOPS" : "throughput",
+                  format_quantity(x.quantity, x.provisioned).c_str(), x.origin.c_str());
+    line += buf;
+  } else if (x.origin != "--expect") {
+    line += " (" + x.origin + ")";
+  }
+  return line;
+}
 
 std::optional<OutputFormat> parse_output_format(std::string_view s) {
   if (s == "text") return OutputFormat::Text;
   if (s == "json") return OutputFormat::Json;
+  if (s == "junit") return OutputFormat::Junit;
   return std::nullopt;
 }
 
@@ -541,6 +550,12 @@ std::string render_text(const Results& r) {
     appendf(out, "tuning: %s %s -> %s\n", t.what.c_str(), t.old_value.c_str(), t.new_value.c_str());
   }
   for (const auto& n : r.notes) appendf(out, "note: %s\n", n.c_str());
+  if (!r.expectations.empty()) {
+    size_t met = 0;
+    for (const auto& e : r.expectations) met += e.met ? 1 : 0;
+    appendf(out, "%sexpectations: %zu of %zu met\n", footer ? "" : "\n", met, r.expectations.size());
+    for (const auto& e : r.expectations) appendf(out, "  %s\n", expectation_line(e).c_str());
+  }
   if (r.interrupted) {
     appendf(out,
             "interrupted: stopped early by a signal; the numbers above cover %.1f s of the planned %.1f s\n",
@@ -552,7 +567,7 @@ std::string render_text(const Results& r) {
 json to_json(const Results& r) {
   json j;
   j["schema_version"] = 1;
-  j["job"] = spec_json(r.spec);
+  j["job"] = diskprobe::to_json(r.spec);
   j["device"] = r.device;
   j["started_at"] = r.started_at;
   j["runtime_s"] = r.runtime_s;
@@ -603,11 +618,27 @@ json to_json(const Results& r) {
                     {"errors", errors_json(job.errors)}});
   }
   j["jobs"] = jobs;
+  j["preflight_safe"] = r.preflight_safe;
+  const RunEnvironment& env = r.environment;
+  j["environment"] = {{"diskprobe_version", env.diskprobe_version},
+                      {"kernel", env.kernel},
+                      {"cpu_model", env.cpu_model},
+                      {"cpu_count", env.cpu_count},
+                      {"dmi_product_name", env.dmi_product_name},
+                      {"device_model", env.device_model},
+                      {"device_serial", env.device_serial},
+                      {"device_size_bytes", env.device_size_bytes}};
+  json expectations = json::array();
+  for (const auto& e : r.expectations) expectations.push_back(expectation_json(e));
+  j["expectations"] = expectations;
+  j["expectations_met"] = std::all_of(r.expectations.begin(), r.expectations.end(),
+                                      [](const ExpectationResult& e) { return e.met; });
   return j;
 }
 
 std::string render(const Results& r, OutputFormat f) {
   if (f == OutputFormat::Json) return to_json(r).dump(2) + "\n";
+  if (f == OutputFormat::Junit) return render_junit(r);
   return render_text(r);
 }
 

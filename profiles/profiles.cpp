@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diskprobe/core/expect.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/sysroot.h"
 
@@ -227,6 +228,14 @@ const std::vector<Field>& workload_fields() {
        [](JobSpec& s, const json& v) { return assign(as_bool(v), s.refill_buffers); }},
       {"engine", "io_uring or sync",
        [](JobSpec& s, const json& v) { return v.is_string() && assign(parse_engine(v.get<std::string>()), s.engine); }},
+      {"directory", "an absolute directory path, or empty for the device itself",
+       [](JobSpec& s, const json& v) {
+         if (!v.is_string()) return false;
+         const auto& d = v.get_ref<const std::string&>();
+         if (!d.empty() && d[0] != '/') return false;
+         s.directory = d;
+         return true;
+       }},
   };
   return fields;
 }
@@ -345,6 +354,8 @@ std::vector<ProfileInfo> list(const std::vector<std::string>& dirs) {
         auto j = json::parse(*text, nullptr, false);
         if (!j.is_discarded() && j.is_object() && j.contains("description") && j["description"].is_string()) {
           info.description = j["description"].get<std::string>();
+        } else if (!j.is_discarded() && j.is_object() && j.contains("extends") && j["extends"].is_string()) {
+          info.description = "extends " + j["extends"].get<std::string>();
         } else {
           info.description = "(invalid profile: run 'diskprobe profile show " + name + "' for the errors)";
         }
@@ -355,7 +366,24 @@ std::vector<ProfileInfo> list(const std::vector<std::string>& dirs) {
   return found;
 }
 
-Result<JobSpec> parse(const std::string& json_text, const std::string& origin) {
+namespace {
+
+constexpr int kMaxExtendsDepth = 8;
+
+Result<JobSpec> load_at(std::string_view name_or_path, const std::vector<std::string>& dirs, int depth);
+
+std::optional<std::vector<std::string>> as_strings(const json& v) {
+  if (!v.is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& e : v) {
+    if (!e.is_string()) return std::nullopt;
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin, const std::vector<std::string>& dirs,
+                         int depth) {
   json j;
   try {
     j = json::parse(json_text);
@@ -365,7 +393,30 @@ Result<JobSpec> parse(const std::string& json_text, const std::string& origin) {
   if (!j.is_object()) return make_error(origin + ": expected a JSON object at the top level");
   JobSpec spec;
   Problems problems;
+  // "extends": start from another profile (a built-in name or a path relative to this file)
+  // and change only what this file says.
+  if (j.contains("extends")) {
+    const json& base = j["extends"];
+    if (!base.is_string() || base.get<std::string>().empty()) {
+      problems.push_back("extends: " + show(base) + " is not allowed; use the name of a profile or a path to one");
+    } else if (depth >= kMaxExtendsDepth) {
+      problems.push_back("extends: more than " + std::to_string(kMaxExtendsDepth) +
+                         " levels of extends; is there a cycle?");
+    } else {
+      std::string b = base.get<std::string>();
+      if (looks_like_path(b) && b[0] != '/') b = (fs::path(origin).parent_path() / b).string();
+      auto parent = load_at(b, dirs, depth + 1);
+      if (!parent) {
+        problems.push_back("extends: " + parent.error());
+      } else {
+        spec = std::move(*parent);
+        spec.name.clear();  // the extending file names itself
+      }
+    }
+  }
+  bool has_workload = j.contains("workload") || j.contains("extends");
   for (const auto& [key, value] : j.items()) {
+    if (key == "extends") continue;
     if (key == "name" || key == "description" || key == "source") {
       if (!value.is_string()) {
         problems.push_back(key + ": expected a string, found " + value.type_name());
@@ -377,11 +428,31 @@ Result<JobSpec> parse(const std::string& json_text, const std::string& origin) {
       apply_object(spec, value, workload_fields(), "workload", problems);
     } else if (key == "host") {
       apply_object(spec, value, host_fields(), "host", problems);
+    } else if (key == "expect") {
+      auto list = as_strings(value);
+      if (!list) {
+        problems.push_back("expect: expected an array of expressions like [\"iops>=38000\"], found " + value.dump());
+        continue;
+      }
+      for (const auto& e : *list) {
+        auto parsed = parse_expectation(e);
+        if (!parsed) problems.push_back("expect: " + parsed.error());
+      }
+      spec.expect = *list;
+    } else if (key == "notes") {
+      auto list = as_strings(value);
+      if (!list) {
+        problems.push_back("notes: expected an array of strings, found " + value.dump());
+        continue;
+      }
+      spec.notes = *list;
     } else {
-      problems.push_back(key + ": unknown field; a profile has name, description, source, workload and host");
+      problems.push_back(key +
+                         ": unknown field; a profile has name, description, source, extends, workload, host, "
+                         "expect and notes");
     }
   }
-  if (!j.contains("workload")) problems.push_back("workload: missing; every profile needs a workload object");
+  if (!has_workload) problems.push_back("workload: missing; every profile needs a workload object (or extends one)");
   if (!spec.time_based && spec.size == 0 && spec.size_percent == 0 && spec.io_size == 0 && spec.runtime_s == 0) {
     problems.push_back("workload: neither time_based with a runtime nor a size; the run would never end");
   }
@@ -389,7 +460,7 @@ Result<JobSpec> parse(const std::string& json_text, const std::string& origin) {
   return spec;
 }
 
-Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::string>& dirs) {
+Result<JobSpec> load_at(std::string_view name_or_path, const std::vector<std::string>& dirs, int depth) {
   std::string arg(name_or_path);
   if (arg.empty()) return make_error("empty profile name: see 'diskprobe profiles'");
   std::string path;
@@ -410,9 +481,19 @@ Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::strin
   }
   auto text = read_file(path);
   if (!text) return make_error("profile " + arg + ": " + text.error());
-  auto spec = parse(*text, path);
+  auto spec = parse_at(*text, path, dirs, depth);
   if (spec && spec->name.empty()) spec->name = fs::path(path).stem().string();
   return spec;
+}
+
+}  // namespace
+
+Result<JobSpec> parse(const std::string& json_text, const std::string& origin, const std::vector<std::string>& dirs) {
+  return parse_at(json_text, origin, dirs, 0);
+}
+
+Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::string>& dirs) {
+  return load_at(name_or_path, dirs, 0);
 }
 
 Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& overrides) {

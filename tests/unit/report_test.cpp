@@ -228,11 +228,12 @@ TEST_CASE("json disk is null when the disk counters were not read") {
   CHECK(to_json(r)["disk"].is_null());
 }
 
-TEST_CASE("render picks the format and parse_output_format knows text and json") {
+TEST_CASE("render picks the format and parse_output_format knows text, json and junit") {
   auto r = seed_like_results();
   CHECK(parse_output_format("text") == OutputFormat::Text);
   CHECK(parse_output_format("json") == OutputFormat::Json);
-  CHECK_FALSE(parse_output_format("junit").has_value());
+  CHECK(parse_output_format("junit") == OutputFormat::Junit);
+  CHECK_FALSE(parse_output_format("xml").has_value());
   CHECK_FALSE(parse_output_format("").has_value());
   CHECK(render(r, OutputFormat::Text) == render_text(r));
   auto doc = nlohmann::json::parse(render(r, OutputFormat::Json));

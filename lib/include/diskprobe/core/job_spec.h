@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace diskprobe {
 
 enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, ReadWrite };
@@ -76,6 +78,9 @@ struct JobSpec {
   uint64_t randseed = 0x6469736b;   // "disk"
   bool refill_buffers = false;      // fresh random data for each write
   EngineKind engine = EngineKind::IoUring;
+  // fio's directory: one file per job in DIR instead of a device (the command line's
+  // --directory wins over a profile's).
+  std::string directory;
 
   // fio's bs=R,W: writes use bs_write when it is set (0 = bs for both directions).
   uint32_t bs_write = 0;
@@ -99,6 +104,15 @@ struct JobSpec {
   uint32_t max_bs() const { return bs > write_bs() ? bs : write_bs(); }
 
   HostWishes host;
+
+  // Acceptance checks the profile carries ("iops>=38000"); see diskprobe/core/expect.h.
+  std::vector<std::string> expect;
+  // Where the profile knowingly differs from its seed command (libaio -> io_uring, ...).
+  std::vector<std::string> notes;
 };
+
+// The one JSON form of a JobSpec: `profile show --json` and the run report's "job" object.
+// Every number carries its unit in its name.
+nlohmann::json to_json(const JobSpec& s);
 
 }  // namespace diskprobe

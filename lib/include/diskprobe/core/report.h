@@ -1,4 +1,4 @@
-// Report writers: a fio-like text report and a JSON document.
+// Report writers: a fio-like text report, a JSON document and JUnit XML.
 #pragma once
 
 #include <optional>
@@ -11,7 +11,7 @@
 
 namespace diskprobe {
 
-enum class OutputFormat { Text, Json };
+enum class OutputFormat { Text, Json, Junit };
 std::optional<OutputFormat> parse_output_format(std::string_view s);
 
 // fio's layout: "write: IOPS=..., BW=...", slat/clat/lat lines with auto units,
@@ -21,5 +21,10 @@ std::string render_text(const Results& r);
 // Every number carries its unit in its name (lat_ns, bw_bytes_per_s).
 nlohmann::json to_json(const Results& r);
 std::string render(const Results& r, OutputFormat f);
+// JUnit XML for CI: one testsuite per run, a testcase for the preflight and one per
+// expectation; a failed expectation is a <failure> with the measured value.
+std::string render_junit(const Results& r);
+// "PASS  iops>=38000: measured 38.2k IOPS; delivered 98.7% of provisioned IOPS (...)"
+std::string expectation_line(const ExpectationResult& e);
 
 }  // namespace diskprobe

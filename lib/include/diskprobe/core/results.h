@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "diskprobe/core/environment.h"
+#include "diskprobe/core/expect.h"
 #include "diskprobe/core/histogram.h"
 #include "diskprobe/core/job_spec.h"
 
@@ -102,6 +104,9 @@ struct Results {
   std::vector<AppliedSetting> tuning;
   std::vector<std::string> notes; // "loop3 has no completion interrupt: running unpinned"
   bool interrupted = false;       // stopped early by SIGINT/SIGTERM
+  bool preflight_safe = true;     // the verdict behind `preflight`
+  RunEnvironment environment;     // filled by the caller (cmd), not the engine
+  std::vector<ExpectationResult> expectations;
 
   // Folds jobs into read/write/errors.
   void aggregate();

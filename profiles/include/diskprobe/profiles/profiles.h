@@ -26,7 +26,13 @@ std::vector<ProfileInfo> list(const std::vector<std::string>& dirs = search_dirs
 // Loads a profile by name or by path to a .json file. Errors name the file, the field and
 // what is allowed; every problem in the file is reported together.
 Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::string>& dirs = search_dirs());
-Result<JobSpec> parse(const std::string& json_text, const std::string& origin);
+// A profile may "extends" another (a name looked up in `dirs`, or a path relative to the file).
+Result<JobSpec> parse(const std::string& json_text, const std::string& origin,
+                      const std::vector<std::string>& dirs = search_dirs());
+
+// The fio command line that runs the same workload (ioengine=io_uring for diskprobe's
+// io_uring engine, psync for sync; pinning as cpus_allowed placeholders).
+std::string fio_command_line(const JobSpec& spec, const std::string& target = "/dev/DEVICE");
 
 // Command-line overrides ("runtime" -> "10"); every bad one reported together.
 Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& overrides);

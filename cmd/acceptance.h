@@ -1,0 +1,17 @@
+// What a run must deliver: the profile's expectations, --expect and --volume, gathered and
+// checked for syntax before any device is touched.
+#pragma once
+
+#include <vector>
+
+#include "args.h"
+#include "diskprobe/core/expect.h"
+#include "diskprobe/core/job_spec.h"
+#include "diskprobe/core/result.h"
+
+namespace diskprobe::cli {
+
+// Every bad expression is reported together; the message points at the bad part.
+Result<std::vector<Expectation>> gather_expectations(const Args& a, const JobSpec& spec);
+
+}  // namespace diskprobe::cli

@@ -1,0 +1,71 @@
+// The fio command line equivalent to a profile, so a result can be checked against fio.
+#include <cmath>
+#include <cstdio>
+
+#include "diskprobe/profiles/profiles.h"
+
+namespace diskprobe::profiles {
+
+namespace {
+
+// fio reads k/m/g as powers of 1024, as diskprobe does.
+std::string fio_size(uint64_t bytes) {
+  const char* units[] = {"", "k", "m", "g", "t"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
+std::string fio_seconds(double s) {
+  char buf[32];
+  if (std::floor(s) == s) {
+    std::snprintf(buf, sizeof buf, "%.0fs", s);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0fms", s * 1000);
+  }
+  return buf;
+}
+
+}  // namespace
+
+std::string fio_command_line(const JobSpec& s, const std::string& target) {
+  std::string c = "fio --name=" + s.name;
+  if (!s.directory.empty()) {
+    c += " --directory=" + s.directory;
+  } else {
+    c += " --filename=" + target;
+  }
+  bool sync = s.engine == EngineKind::Sync;
+  c += sync ? " --ioengine=psync" : " --ioengine=io_uring";
+  if (!sync) c += " --iodepth=" + std::to_string(s.iodepth);
+  c += " --direct=" + std::string(s.direct ? "1" : "0");
+  c += " --rw=" + std::string(to_string(s.rw));
+  if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) c += " --rwmixread=" + std::to_string(s.rwmixread);
+  c += " --bs=" + fio_size(s.bs);
+  if (s.size) c += " --size=" + fio_size(s.size);
+  if (s.offset) c += " --offset=" + fio_size(s.offset);
+  c += " --numjobs=" + std::to_string(s.numjobs);
+  if (s.runtime_s > 0) c += " --runtime=" + fio_seconds(s.runtime_s);
+  if (s.time_based) c += " --time_based=1";
+  if (s.ramp_time_s > 0) c += " --ramp_time=" + fio_seconds(s.ramp_time_s);
+  if (s.norandommap) c += " --norandommap";
+  if (s.refill_buffers) c += " --refill_buffers";
+  if (!s.randrepeat) c += " --randrepeat=0";
+  c += " --group_reporting";
+  switch (s.host.pinning) {
+    case PinPolicy::None:
+      break;
+    case PinPolicy::Irq:
+      c += " --cpus_allowed=$IRQ_EFFECTIVE_CPU --cpus_allowed_policy=split";
+      break;
+    case PinPolicy::HwQueues:
+      c += " --cpus_allowed=$HW_QUEUE_CPUS --cpus_allowed_policy=split";
+      break;
+  }
+  return c;
+}
+
+}  // namespace diskprobe::profiles

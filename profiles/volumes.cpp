@@ -1,0 +1,202 @@
+#include "diskprobe/profiles/volumes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "diskprobe/core/loop_device.h"
+#include "diskprobe/core/sysroot.h"
+
+namespace diskprobe::profiles {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr double kMiB = 1048576.0;
+constexpr double kGiB = 1073741824.0;
+
+double num(const json& obj, const char* key, double fallback) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+// max(min(base + per_gib x GiB, max), floor)
+double linear(const json& f, double gib) {
+  double v = num(f, "base", 0) + num(f, "per_gib", 0) * gib;
+  v = std::min(v, num(f, "max", INFINITY));
+  return std::max(v, num(f, "floor", 0));
+}
+
+// Throughput from provisioned IOPS: per_iops_mib x IOPS up to max, or the first tier whose
+// up_to_iops holds the IOPS.
+double from_iops(const json& f, double iops) {
+  if (f.contains("tiers")) {
+    for (const auto& t : f["tiers"]) {
+      if (!t.contains("up_to_iops") || iops <= num(t, "up_to_iops", 0)) return from_iops(t, iops);
+    }
+    return 0;
+  }
+  return std::min(num(f, "per_iops_mib", 0) * iops, num(f, "max", INFINITY));
+}
+
+Result<double> whole_number(const std::string& what, std::string_view s) {
+  std::string t(s);
+  if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos) {
+    return make_error(what + " '" + t + "' is not a whole number");
+  }
+  return std::stod(t);
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+Status in_range(const std::string& volume, const std::string& what, double v, const json& range,
+                const std::string& unit) {
+  double lo = num(range, "min", 0), hi = num(range, "max", INFINITY);
+  if (v < lo || v > hi) {
+    return make_error("--volume " + volume + ": " + what + " " + fmt(v) + unit +
+                      " is outside the type's range " + fmt(lo) + " to " + fmt(hi) + unit);
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<json> load_volume_catalog(const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    std::string path = d + "/catalog/volumes.json";
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    auto text = read_file(path);
+    if (!text) return make_error(text.error());
+    auto j = json::parse(*text, nullptr, false);
+    if (j.is_discarded() || !j.contains("volumes") || !j["volumes"].is_object()) {
+      return make_error(path + ": not a volume catalog (needs a \"volumes\" object)");
+    }
+    return j;
+  }
+  return make_error("no volume catalog (catalog/volumes.json) in the profile directories");
+}
+
+Result<VolumePerformance> volume_performance(std::string_view volume, const json& catalog) {
+  std::string v(volume);
+  const json& types = catalog["volumes"];
+  std::string known;
+  for (const auto& [name, t] : types.items()) {
+    known += (known.empty() ? "" : ", ") + name + ":" + t.value("argument", std::string("?"));
+  }
+  auto colon = v.find(':');
+  if (colon == std::string::npos) {
+    return make_error("--volume " + v + ": give TYPE:ARGUMENT, one of " + known);
+  }
+  std::string type = v.substr(0, colon), arg = v.substr(colon + 1);
+  if (!types.contains(type))
+    return make_error("--volume " + v + ": unknown volume type '" + type + "'; known: " + known);
+  const json& t = types[type];
+  VolumePerformance p;
+  p.volume = v;
+  p.provider = t.value("provider", "");
+  p.formula = t.value("formula", "");
+  p.source = t.value("source", "");
+  std::string argument = t.value("argument", "");
+  if (argument == "size") {
+    // A bare number is GiB, the unit the providers price in.
+    double gib = 0;
+    if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos) {
+      gib = std::stod(arg);
+    } else {
+      auto bytes = parse_size(arg);
+      if (!bytes) return make_error("--volume " + v + ": " + bytes.error() + "; give the size like 1000GiB");
+      gib = static_cast<double>(*bytes) / kGiB;
+    }
+    if (auto st = in_range(v, "size", gib, t["size_gib"], " GiB"); !st) return make_error(st.error());
+    p.iops = std::floor(linear(t["iops"], gib));
+    p.throughput_bytes_per_s = linear(t["throughput_mib_s"], gib) * kMiB;
+  } else if (argument == "iops") {
+    auto iops = whole_number("--volume " + v + ": IOPS", arg);
+    if (!iops) return make_error(iops.error() + "; give the provisioned IOPS like " + type + ":40000");
+    if (auto st = in_range(v, "IOPS", *iops, t["iops_range"], ""); !st) return make_error(st.error());
+    p.iops = *iops;
+    p.throughput_bytes_per_s = from_iops(t["throughput_mib_s"], *iops) * kMiB;
+  } else if (argument == "iops,throughput") {
+    auto comma = arg.find(',');
+    if (comma == std::string::npos) {
+      return make_error("--volume " + v + ": give IOPS and throughput like " + type + ":6000,500MB/s");
+    }
+    auto iops = whole_number("--volume " + v + ": IOPS", arg.substr(0, comma));
+    if (!iops) return make_error(iops.error());
+    std::string tp = arg.substr(comma + 1);
+    for (const char* suffix : {"MiB/s", "MB/s"}) {  // AWS provisions gp3 throughput in MiB/s
+      std::string s(suffix);
+      if (tp.size() > s.size() && tp.compare(tp.size() - s.size(), s.size(), s) == 0)
+        tp.resize(tp.size() - s.size());
+    }
+    auto mib = whole_number("--volume " + v + ": throughput", tp);
+    if (!mib) return make_error(mib.error() + "; give it in MiB/s like " + type + ":6000,500");
+    if (auto st = in_range(v, "IOPS", *iops, t["iops_range"], ""); !st) return make_error(st.error());
+    if (auto st = in_range(v, "throughput", *mib, t["throughput_range_mib_s"], " MiB/s"); !st) {
+      return make_error(st.error());
+    }
+    double ratio = num(t, "max_throughput_per_iops_mib", INFINITY);
+    if (*mib > ratio * *iops) {
+      return make_error("--volume " + v + ": " + fmt(*mib) + " MiB/s is more than " + fmt(ratio) +
+                        " MiB/s per provisioned IOPS allows (" + fmt(ratio * *iops) + " MiB/s at " +
+                        fmt(*iops) + " IOPS)");
+    }
+    p.iops = *iops;
+    p.throughput_bytes_per_s = *mib * kMiB;
+  } else {
+    return make_error("volume catalog: type " + type + " has an unknown argument kind '" + argument + "'");
+  }
+  return p;
+}
+
+Result<double> parse_tolerance(std::string_view text) {
+  std::string t(text);
+  bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.pop_back();
+  size_t end = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  if (t.empty() || end != t.size() || t.find_first_not_of("0123456789.") != std::string::npos) {
+    return make_error("--tolerance " + std::string(text) + ": give a share like 95% or 0.95");
+  }
+  if (percent || v > 1) v /= 100.0;
+  if (!(v > 0) || v > 1)
+    return make_error("--tolerance " + std::string(text) + ": must be above 0% and at most 100%");
+  return v;
+}
+
+Expectation volume_expectation(const VolumePerformance& v, const JobSpec& spec, double tolerance) {
+  Expectation e;
+  e.origin = "--volume " + v.volume;
+  e.op = Compare::Ge;
+  char buf[96];
+  double bs = spec.bs;
+  if (v.iops * bs <= v.throughput_bytes_per_s) {
+    e.quantity = Quantity::Iops;
+    e.metric = "iops";
+    e.provisioned = v.iops;
+    e.threshold = std::ceil(v.iops * tolerance);
+    std::snprintf(buf, sizeof buf, "iops>=%.0f", e.threshold);
+  } else {
+    e.quantity = Quantity::Bandwidth;
+    e.metric = "bw";
+    e.provisioned = v.throughput_bytes_per_s;
+    e.threshold = v.throughput_bytes_per_s * tolerance;
+    std::snprintf(buf, sizeof buf, "bw>=%.1fMiB/s", e.threshold / kMiB);
+  }
+  e.text = buf;
+  return e;
+}
+
+}  // namespace diskprobe::profiles

@@ -1,0 +1,346 @@
+// Expectations, the volume catalog, JUnit, extends and the one JobSpec JSON.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "diskprobe/core/expect.h"
+#include "diskprobe/core/report.h"
+#include "diskprobe/profiles/profiles.h"
+#include "diskprobe/profiles/volumes.h"
+
+using namespace diskprobe;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::vector<std::string> kBuiltIn{DISKPROBE_PROFILE_SOURCE_DIR};
+
+// 10 s of 4k writes: 50,000 IOPS, 195.3 MiB/s; latencies 100 us, one 3 ms outlier.
+Results results_50k() {
+  Results r;
+  r.spec.name = "t";
+  r.spec.bs = 4096;
+  r.runtime_s = 10;
+  r.write.ios = 500000;
+  r.write.bytes = 500000ull * 4096;
+  for (int i = 0; i < 999; ++i) r.write.lat.record(100000);
+  r.write.lat.record(3000000);
+  r.read.ios = 0;
+  r.preflight = "safe";
+  return r;
+}
+
+const nlohmann::json& catalog() {
+  static const nlohmann::json c = [] {
+    auto j = profiles::load_volume_catalog(kBuiltIn);
+    REQUIRE(j.ok());
+    return *j;
+  }();
+  return c;
+}
+
+profiles::VolumePerformance volume(const std::string& v) {
+  auto p = profiles::volume_performance(v, catalog());
+  INFO(v << ": " << (p.ok() ? std::string() : p.error()));
+  REQUIRE(p.ok());
+  return *p;
+}
+
+constexpr double kMiB = 1048576.0;
+
+}  // namespace
+
+TEST_CASE("expectations parse with their units", "[expect]") {
+  struct Case {
+    const char* text;
+    Quantity q;
+    Compare op;
+    double threshold;
+  };
+  const Case cases[] = {
+      {"iops>=38000", Quantity::Iops, Compare::Ge, 38000},
+      {"iops>=38k", Quantity::Iops, Compare::Ge, 38000},
+      {"write.iops>1.5M", Quantity::Iops, Compare::Gt, 1.5e6},
+      {"write.lat.p99<=2ms", Quantity::Latency, Compare::Le, 2e6},
+      {"lat.p99.9<250us", Quantity::Latency, Compare::Lt, 250e3},
+      {"read.clat.mean<=1s", Quantity::Latency, Compare::Le, 1e9},
+      {"slat.max<=900ns", Quantity::Latency, Compare::Le, 900},
+      {"bw>=350MB/s", Quantity::Bandwidth, Compare::Ge, 350e6},
+      {"bw>=350MiB/s", Quantity::Bandwidth, Compare::Ge, 350 * kMiB},
+      {"read.bw>=512KiB", Quantity::Bandwidth, Compare::Ge, 512 * 1024.0},
+      {"bw>=1GB/s", Quantity::Bandwidth, Compare::Ge, 1e9},
+      {"errors==0", Quantity::Errors, Compare::Eq, 0},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto e = parse_expectation(c.text);
+    INFO((e.ok() ? std::string() : e.error()));
+    REQUIRE(e.ok());
+    CHECK(e->quantity == c.q);
+    CHECK(e->op == c.op);
+    CHECK(e->threshold == Approx(c.threshold));
+  }
+}
+
+TEST_CASE("bad expectation syntax names and marks the bad part", "[expect]") {
+  struct Case {
+    const char* text;
+    const char* says;
+    const char* marked;
+  };
+  const Case cases[] = {
+      {"iops>=38q", "unknown unit 'q' for IOPS", "iops>=38>>q"},
+      {"iops=>38000", "unknown comparison", "iops>>=>38000"},
+      {"iops 38000", "no comparison", ""},
+      {"write.lat.p99<=2", "latency needs a unit", "write.lat.p99<=2>>"},
+      {"bw>=350", "bandwidth needs a unit", "bw>=350>>"},
+      {"bw>=350MX/s", "unknown unit 'MX/s' for bandwidth", "bw>=350>>MX/s"},
+      {"lat.p101<=1ms", "unknown latency statistic 'p101'", "lat.>>p101"},
+      {"lat<=1ms", "lat needs one statistic", ""},
+      {"wrte.iops>1", "unknown metric 'wrte'", ">>wrte.iops"},
+      {"errors==0.5", "errors is a whole number", ""},
+      {"read.errors==0", "errors are counted for the whole run", ""},
+      {"iops>=-5", "expected a number", "iops>=>>-5"},
+      {"iops>=1e6", "unknown unit 'e6'", ""},
+      {">=5", "no metric", ""},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto e = parse_expectation(c.text);
+    REQUIRE_FALSE(e.ok());
+    CHECK_THAT(e.error(), Contains(c.says));
+    CHECK_THAT(e.error(), Contains(std::string("--expect '") + c.text + "'"));
+    if (*c.marked) CHECK_THAT(e.error(), Contains(c.marked));
+  }
+}
+
+TEST_CASE("expectations are measured against the results", "[expect]") {
+  auto r = results_50k();
+  std::vector<Expectation> list;
+  for (const char* t : {"iops>=48000", "iops>=60000", "write.iops>=50000", "read.iops>=1", "bw>=190MiB/s",
+                        "write.lat.p50<=110us", "write.lat.max<=2ms", "errors==0", "read.lat.p99<=1ms"}) {
+    list.push_back(*parse_expectation(t));
+  }
+  auto res = check_expectations(list, r);
+  REQUIRE(res.size() == list.size());
+  CHECK(res[0].met);
+  CHECK(res[0].measured == Approx(50000));
+  CHECK_FALSE(res[1].met);
+  CHECK(res[2].met);
+  CHECK_FALSE(res[3].met);  // no reads at all
+  CHECK(res[4].met);
+  CHECK(res[4].measured == Approx(50000 * 4096.0));
+  CHECK(res[5].met);
+  CHECK_FALSE(res[6].met);  // the 3 ms outlier
+  CHECK(res[7].met);
+  CHECK_FALSE(res[8].met);  // nothing read: a latency expectation on reads is never met
+  CHECK(std::isnan(res[8].measured));
+}
+
+TEST_CASE("volume catalog formulas at their edges", "[volumes]") {
+  // ESSD PL1: IOPS = min(1800 + 50 x GiB, 50000); MB/s = min(120 + 0.5 x GiB, 350).
+  auto pl1_min = volume("essd-pl1:20GiB");
+  CHECK(pl1_min.iops == 2800);
+  CHECK(pl1_min.throughput_bytes_per_s == Approx(130 * kMiB));
+  auto pl1_bw_cap = volume("essd-pl1:460GiB");  // throughput reaches its cap first
+  CHECK(pl1_bw_cap.iops == 24800);
+  CHECK(pl1_bw_cap.throughput_bytes_per_s == Approx(350 * kMiB));
+  CHECK(volume("essd-pl1:964").iops == 50000);  // a bare number is GiB
+  CHECK(volume("essd-pl1:2TiB").iops == 50000);
+  // PL0 caps at 10,000 IOPS / 180 MB/s; PL2 at 100,000 / 750; PL3 at 1,000,000 / 4,000.
+  CHECK(volume("essd-pl0:1GiB").iops == 1812);
+  CHECK(volume("essd-pl0:65536GiB").iops == 10000);
+  CHECK(volume("essd-pl0:65536GiB").throughput_bytes_per_s == Approx(180 * kMiB));
+  CHECK(volume("essd-pl2:461GiB").iops == 24850);
+  CHECK(volume("essd-pl2:65536GiB").iops == 100000);
+  CHECK(volume("essd-pl3:1261GiB").iops == 64850);
+  CHECK(volume("essd-pl3:32768GiB").iops == 1000000);
+  CHECK(volume("essd-pl3:32768GiB").throughput_bytes_per_s == Approx(4000 * kMiB));
+  // AutoPL baseline has floors: at least 3,000 IOPS and 125 MB/s.
+  CHECK(volume("essd-autopl:1GiB").iops == 3000);
+  CHECK(volume("essd-autopl:1GiB").throughput_bytes_per_s == Approx(125 * kMiB));
+  CHECK(volume("essd-autopl:40GiB").iops == 3800);
+  // io1: 256 KiB per IOPS up to 500 MiB/s through 32,000 IOPS, then 16 KiB per IOPS.
+  CHECK(volume("ebs-io1:100").throughput_bytes_per_s == Approx(25 * kMiB));
+  CHECK(volume("ebs-io1:2000").throughput_bytes_per_s == Approx(500 * kMiB));
+  CHECK(volume("ebs-io1:32000").throughput_bytes_per_s == Approx(500 * kMiB));
+  CHECK(volume("ebs-io1:48000").throughput_bytes_per_s == Approx(750 * kMiB));
+  CHECK(volume("ebs-io1:64000").throughput_bytes_per_s == Approx(1000 * kMiB));
+  CHECK(volume("ebs-io2:256000").throughput_bytes_per_s == Approx(4000 * kMiB));
+  CHECK(volume("ebs-gp3:3000,125").iops == 3000);
+  CHECK(volume("ebs-gp3:16000,1000MiB/s").throughput_bytes_per_s == Approx(1000 * kMiB));
+  CHECK(volume("essd-plx:3000000").iops == 3000000);
+}
+
+TEST_CASE("volume arguments outside the published ranges are refused with the range", "[volumes]") {
+  struct Case {
+    const char* v;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"essd-pl1:19GiB", "size 19 GiB is outside the type's range 20 to 65536 GiB"},
+      {"essd-pl3:1000GiB", "size 1000 GiB is outside the type's range 1261 to 65536 GiB"},
+      {"essd-pl2:100GiB", "outside the type's range 461"},
+      {"ebs-io1:99", "IOPS 99 is outside the type's range 100 to 64000"},
+      {"ebs-io1:64001", "outside the type's range"},
+      {"ebs-io1:40k", "is not a whole number"},
+      {"ebs-gp3:3000", "give IOPS and throughput"},
+      {"ebs-gp3:3000,1000", "more than 0.25 MiB/s per provisioned IOPS"},
+      {"ebs-gp3:3000,100", "throughput 100 MiB/s is outside"},
+      {"essd-pl9:100GiB", "unknown volume type 'essd-pl9'"},
+      {"essd-pl1", "give TYPE:ARGUMENT"},
+      {"essd-pl1:big", "give the size like 1000GiB"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.v);
+    auto p = profiles::volume_performance(c.v, catalog());
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error(), Contains(c.says));
+  }
+}
+
+TEST_CASE("every catalog entry names its formula and source", "[volumes]") {
+  for (const auto& [name, t] : catalog()["volumes"].items()) {
+    INFO(name);
+    CHECK(t.value("formula", "").size() > 10);
+    CHECK(t.value("source", "").rfind("https://", 0) == 0);
+    CHECK(t.contains("verified"));
+  }
+}
+
+TEST_CASE("a volume sets one expectation at the tolerance of what limits the workload", "[volumes]") {
+  JobSpec four_k;
+  four_k.bs = 4096;
+  auto pl3 = volume("essd-pl3:2000GiB");  // 101,800 IOPS, 1,120 MB/s
+  auto e = profiles::volume_expectation(pl3, four_k, 0.95);
+  CHECK(e.quantity == Quantity::Iops);
+  CHECK(e.provisioned == 101800);
+  CHECK(e.threshold == 96710);
+  CHECK(e.text == "iops>=96710");
+  CHECK(e.origin == "--volume essd-pl3:2000GiB");
+
+  JobSpec one_m;
+  one_m.bs = 1 << 20;
+  auto bw = profiles::volume_expectation(pl3, one_m, 0.95);
+  CHECK(bw.quantity == Quantity::Bandwidth);
+  CHECK(bw.provisioned == Approx(1120 * kMiB));
+  CHECK(bw.threshold == Approx(1064 * kMiB));
+
+  CHECK(*profiles::parse_tolerance("95%") == Approx(0.95));
+  CHECK(*profiles::parse_tolerance("0.9") == Approx(0.9));
+  CHECK(*profiles::parse_tolerance("100") == Approx(1.0));
+  CHECK_FALSE(profiles::parse_tolerance("0%").ok());
+  CHECK_FALSE(profiles::parse_tolerance("101%").ok());
+  CHECK_FALSE(profiles::parse_tolerance("abc").ok());
+}
+
+TEST_CASE("the report says how much of the provisioned IOPS was delivered", "[volumes][report]") {
+  auto r = results_50k();
+  Expectation e;
+  e.quantity = Quantity::Iops;
+  e.text = "iops>=48450";
+  e.metric = "iops";
+  e.threshold = 48450;
+  e.provisioned = 51000;
+  e.origin = "--volume ebs-io1:51000";
+  r.expectations = check_expectations({e}, r);
+  auto text = render_text(r);
+  CHECK_THAT(text, Contains("expectations: 1 of 1 met"));
+  CHECK_THAT(text, Contains("PASS  iops>=48450: measured 50.0k IOPS; delivered 98.0% of provisioned IOPS"));
+  auto j = to_json(r);
+  CHECK(j["expectations"][0]["delivered_percent"].get<double>() == Approx(98.04).epsilon(0.001));
+  CHECK(j["expectations"][0]["measured_iops"] == 50000.0);
+  CHECK(j["expectations"][0]["provisioned_iops"] == 51000.0);
+  CHECK(j["expectations_met"] == true);
+}
+
+TEST_CASE("JUnit: one testsuite, a testcase for the preflight and each expectation", "[junit]") {
+  auto r = results_50k();
+  r.spec.name = "essd<&>";
+  std::vector<Expectation> list{*parse_expectation("iops>=48000"), *parse_expectation("iops>=60000"),
+                                *parse_expectation("write.lat.max<=2ms")};
+  r.expectations = check_expectations(list, r);
+  auto xml = render_junit(r);
+  CHECK_THAT(xml, Contains("<testsuites tests=\"4\" failures=\"2\">"));
+  CHECK_THAT(xml, Contains("name=\"diskprobe.essd&lt;&amp;&gt;\" tests=\"4\" failures=\"2\""));
+  CHECK_THAT(xml, Contains("name=\"preflight\""));
+  CHECK_THAT(xml, Contains("name=\"iops&gt;=60000\""));
+  CHECK_THAT(xml, Contains("<failure message=\"FAIL  iops&gt;=60000: measured 50.0k IOPS\""));
+  CHECK(std::count(xml.begin(), xml.end(), '\n') > 10);
+  size_t failures = 0;
+  for (size_t at = xml.find("<failure"); at != std::string::npos; at = xml.find("<failure", at + 1))
+    ++failures;
+  CHECK(failures == 2);
+
+  r.preflight_safe = false;
+  r.preflight = "refused: has an ext4 signature";
+  r.expectations.clear();
+  auto refused = render_junit(r);
+  CHECK_THAT(refused, Contains("tests=\"1\" failures=\"1\""));
+  CHECK_THAT(refused, Contains("<failure message=\"refused: has an ext4 signature\" type=\"preflight\"/>"));
+}
+
+TEST_CASE("one JSON form of a JobSpec, with units in its names", "[profiles][json]") {
+  auto spec = profiles::load("ebs-io1-randwrite", kBuiltIn);
+  REQUIRE(spec.ok());
+  auto j = to_json(*spec);
+  CHECK(j["bs_bytes"] == 16384);
+  CHECK(j["runtime_s"] == 180.0);
+  CHECK(j["size_bytes"] == 1ull << 30);
+  CHECK(j["norandommap"] == true);
+  CHECK(j["host"]["hold_cstates"] == true);
+  CHECK(j["host"]["rq_affinity"].is_null());
+  CHECK(j["expect"] == nlohmann::json::array({"errors==0"}));
+  Results r;
+  r.spec = *spec;
+  CHECK(to_json(r)["job"] == j);  // the run report's job object is the same document
+}
+
+TEST_CASE("a user profile extends a built-in one and changes only what it says", "[profiles][extends]") {
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("diskprobe-extends-" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> dirs{DISKPROBE_PROFILE_SOURCE_DIR, dir};
+  std::ofstream(dir + "/mine.json") << R"({"extends": "essd-plx-iops", "description": "shorter",
+      "workload": {"runtime": "5s", "numjobs": 4}, "expect": ["iops>=1000"]})";
+  std::ofstream(dir + "/mine2.json") << R"({"extends": "./mine.json", "host": {"rq_affinity": 1}})";
+  std::ofstream(dir + "/loop.json") << R"({"extends": "./loop.json"})";
+  std::ofstream(dir + "/bad.json") << R"({"extends": "essd-nope", "workload": {"iodepth": 0}})";
+
+  auto mine = profiles::load("mine", dirs);
+  INFO((mine.ok() ? std::string() : mine.error()));
+  REQUIRE(mine.ok());
+  CHECK(mine->name == "mine");
+  CHECK(mine->description == "shorter");
+  CHECK(mine->runtime_s == 5);
+  CHECK(mine->numjobs == 4);
+  CHECK(mine->iodepth == 64);           // from essd-plx-iops
+  CHECK(*mine->host.rq_affinity == 0);  // from essd-plx-iops
+  CHECK(mine->source.find("000_71f76e30ab517717.txt") != std::string::npos);
+  CHECK(mine->expect == std::vector<std::string>{"iops>=1000"});
+
+  auto by_path = profiles::load(dir + "/mine2.json", dirs);
+  REQUIRE(by_path.ok());
+  CHECK(by_path->numjobs == 4);
+  CHECK(*by_path->host.rq_affinity == 1);
+
+  auto loop = profiles::load("loop", dirs);
+  REQUIRE_FALSE(loop.ok());
+  CHECK_THAT(loop.error(), Contains("levels of extends"));
+
+  auto bad = profiles::load("bad", dirs);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Contains(dir + "/bad.json: 2 problems"));
+  CHECK_THAT(bad.error(), Contains("extends: unknown profile 'essd-nope'"));
+  CHECK_THAT(bad.error(), Contains("workload.iodepth: 0 is not allowed; use a whole number from 1 to 65536"));
+
+  auto bad_expect = profiles::parse(R"({"workload": {}, "expect": ["iops>=5x"]})", "/tmp/e.json", dirs);
+  REQUIRE_FALSE(bad_expect.ok());
+  CHECK_THAT(bad_expect.error(),
+             Contains("/tmp/e.json: 1 problem: expect: --expect 'iops>=5x': unknown unit 'x'"));
+  std::filesystem::remove_all(dir);
+}
