@@ -25,6 +25,7 @@
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
 #include "render.h"
+#include "version.h"
 
 namespace {
 
@@ -69,17 +70,7 @@ std::optional<safety::Mode> mode_for(const cli::Args& a) {
 }
 
 int cmd_version() {
-  io_uring_probe* probe = io_uring_get_probe();
-  bool uring = probe != nullptr;
-  bool write_fixed = uring && io_uring_opcode_supported(probe, IORING_OP_WRITE_FIXED);
-  if (probe) io_uring_free_probe(probe);
-  const char* blkid_version = nullptr;
-  blkid_get_library_version(&blkid_version, nullptr);
-  std::printf("diskprobe %s (git %s)\n", DISKPROBE_VERSION, DISKPROBE_GIT_REV);
-  std::printf("built against liburing %s and libblkid %s (running libblkid %s)\n", DISKPROBE_LIBURING_VERSION,
-              DISKPROBE_BLKID_VERSION, blkid_version ? blkid_version : "unknown");
-  std::printf("running kernel: io_uring %s, fixed-buffer I/O %s\n", uring ? "available" : "NOT available",
-              write_fixed ? "supported" : "not supported");
+  print(cli::version_text(probe_uring_features()));
   return kOk;
 }
 
