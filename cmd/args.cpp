@@ -9,7 +9,8 @@ namespace diskprobe::cli {
 
 namespace {
 
-const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run"};
+const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "compare",
+                                         "aggregate"};
 
 bool is_override(const std::string& key) {
   const auto& keys = profiles::override_keys();
@@ -66,6 +67,8 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--output-format") ok = value(a.output_format);
     else if (w == "--output") ok = value(a.output_file);
     else if (w == "--scratch") ok = value(a.scratch);
+    else if (w == "--report") ok = value(a.report_file);
+    else if (w == "--max-regression") ok = value(a.max_regression);
     else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       ok = value(v);
@@ -75,7 +78,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       return std::nullopt;
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
-        error = "unknown command '" + w + "': use devices, check, tune, profiles, profile or run";
+        error = "unknown command '" + w + "': use devices, check, tune, profiles, profile, run, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;
@@ -105,10 +108,16 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json] [--output FILE] [--no-tune]
+                [--output-format text|json] [--output FILE] [--report FILE.html] [--no-tune]
+  diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
+                                                   two JSON reports side by side; exit 4 when B
+                                                   is worse than A by more than PERCENT
+  diskprobe aggregate FILE.json... [--json]        many hosts' JSON reports: per-volume table,
+                                                   fleet percentiles, failed expectations
 
 DEVICE is a kernel name (vdc) or a path (/dev/vdc). --scratch 1G runs on a temporary loop
-device over a sparse file in $TMPDIR, removed however the run ends.
+device over a sparse file in $TMPDIR, removed however the run ends. --report FILE.html also
+writes a self-contained HTML page with charts of the run.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll

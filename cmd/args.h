@@ -9,7 +9,7 @@
 namespace diskprobe::cli {
 
 struct Args {
-  std::string command;                    // devices, check, tune, profiles, profile, run
+  std::string command;                    // devices, check, tune, profiles, profile, run, compare, aggregate
   std::vector<std::string> positional;    // after the command
   bool json = false;
   bool help = false, version = false, verbose = false;
@@ -22,6 +22,8 @@ struct Args {
   std::string scratch;                    // --scratch SIZE
   bool no_tune = false;
   bool apply = false, restore = false;    // tune --apply / --restore
+  std::string report_file;                // run --report FILE.html
+  std::string max_regression;             // compare --max-regression 5%
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

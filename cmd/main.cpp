@@ -25,6 +25,7 @@
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
 #include "render.h"
+#include "tools.h"
 #include "version.h"
 
 namespace {
@@ -294,5 +295,7 @@ int main(int argc, char** argv) {
   if (c == "devices") return cmd_devices(*args, root);
   if (c == "check") return cmd_check(*args, root);
   if (c == "tune") return cmd_tune(*args, root);
+  if (c == "compare") return diskprobe::cli::cmd_compare(*args);
+  if (c == "aggregate") return diskprobe::cli::cmd_aggregate(*args);
   return cmd_run(*args, root);
 }
