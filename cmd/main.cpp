@@ -17,6 +17,7 @@
 #include "args.h"
 #include "diskprobe/core/block_device.h"
 #include "diskprobe/core/engine.h"
+#include "diskprobe/core/html_report.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/profiles/profiles.h"
@@ -264,6 +265,11 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
     print(render_text(*results));
   } else {
     print(render(*results, *format));
+  }
+  if (!a.report_file.empty()) {
+    std::ofstream f(a.report_file);
+    f << render_html(*results);
+    if (!f) return fail(kRuntime, "cannot write the HTML report " + a.report_file + ": " + std::strerror(errno));
   }
   if (results->interrupted) {
     return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +
