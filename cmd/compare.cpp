@@ -34,7 +34,8 @@ int cmd_compare(const Args& a) {
   if (!run_b) return usage_error(run_b.error());
 
   Comparison c = compare_runs(*run_a, *run_b, tolerance);
-  std::string out = a.json ? comparison_json(c, *run_a, *run_b).dump(2) + "\n" : comparison_text(c, *run_a, *run_b);
+  std::string out =
+      a.json ? comparison_json(c, *run_a, *run_b).dump(2) + "\n" : comparison_text(c, *run_a, *run_b);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return c.regressed ? 4 : 0;
 }

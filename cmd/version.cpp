@@ -20,8 +20,9 @@ std::string version_text(const UringFeatures& kernel) {
     return o;
   }
   o += "kernel " + release + ": io_uring " +
-       (kernel.all_supported() ? std::string("supports every feature diskprobe uses")
-                               : std::string("lacks some features diskprobe uses (it falls back where it can)")) +
+       (kernel.all_supported()
+            ? std::string("supports every feature diskprobe uses")
+            : std::string("lacks some features diskprobe uses (it falls back where it can)")) +
        "\n";
   for (const auto& f : kernel.features) {
     o += std::string("  ") + (f.supported ? "yes" : "no ") + "  " + f.name;

@@ -27,7 +27,8 @@ VolumeRow row_of(const RunSummary& r) {
     if (!d->present) continue;
     v.iops = sum_set(v.iops, d->iops);
     v.bw_bytes_per_s = sum_set(v.bw_bytes_per_s, d->bw_bytes_per_s);
-    if (is_set(d->lat_p99_ns)) v.p99_ns = is_set(v.p99_ns) ? std::max(v.p99_ns, d->lat_p99_ns) : d->lat_p99_ns;
+    if (is_set(d->lat_p99_ns))
+      v.p99_ns = is_set(v.p99_ns) ? std::max(v.p99_ns, d->lat_p99_ns) : d->lat_p99_ns;
   }
   return v;
 }
@@ -77,7 +78,8 @@ Fleet aggregate_runs(const std::vector<RunSummary>& runs) {
     f.volumes.push_back(row_of(r));
     if (!r.has_expectations) ++f.without_expectations;
     if (r.expectations_failed()) f.failed.push_back(f.volumes.size() - 1);
-    if (std::find(profiles.begin(), profiles.end(), r.profile) == profiles.end()) profiles.push_back(r.profile);
+    if (std::find(profiles.begin(), profiles.end(), r.profile) == profiles.end())
+      profiles.push_back(r.profile);
   }
   for (const auto& p : profiles) {
     std::vector<double> iops, p99;
@@ -95,26 +97,28 @@ Fleet aggregate_runs(const std::vector<RunSummary>& runs) {
 std::string fleet_text(const Fleet& f) {
   std::string o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-32s %-20s %10s %12s %11s  %s\n", "VOLUME", "PROFILE", "IOPS", "BANDWIDTH",
-                "P99 LAT", "EXPECTATIONS");
+  std::snprintf(line, sizeof line, "%-32s %-20s %10s %12s %11s  %s\n", "VOLUME", "PROFILE", "IOPS",
+                "BANDWIDTH", "P99 LAT", "EXPECTATIONS");
   o += line;
   for (const auto& v : f.volumes) {
     std::string expect = !v.run.has_expectations ? "-"
-                         : v.run.expectations_failed() ? "FAILED"
-                                                       : "met (" + std::to_string(v.run.expectations.size()) + ")";
+                         : v.run.expectations_failed()
+                             ? "FAILED"
+                             : "met (" + std::to_string(v.run.expectations.size()) + ")";
     if (v.run.interrupted) expect += " (interrupted)";
     std::snprintf(line, sizeof line, "%-32s %-20s %10s %12s %11s  %s\n", volume_name(v.run).c_str(),
-                  v.run.profile.c_str(), format_iops(v.iops).c_str(), format_bandwidth(v.bw_bytes_per_s).c_str(),
-                  format_latency(v.p99_ns).c_str(), expect.c_str());
+                  v.run.profile.c_str(), format_iops(v.iops).c_str(),
+                  format_bandwidth(v.bw_bytes_per_s).c_str(), format_latency(v.p99_ns).c_str(),
+                  expect.c_str());
     o += line;
   }
   o += "\nfleet percentiles across volumes, per profile (worst = lowest IOPS, highest latency):\n";
-  std::snprintf(line, sizeof line, "%-20s %-12s %7s %10s %10s %10s %10s\n", "PROFILE", "METRIC", "VOLUMES", "P50",
-                "P90", "P99", "WORST");
+  std::snprintf(line, sizeof line, "%-20s %-12s %7s %10s %10s %10s %10s\n", "PROFILE", "METRIC", "VOLUMES",
+                "P50", "P90", "P99", "WORST");
   o += line;
   for (const auto& s : f.stats) {
-    std::snprintf(line, sizeof line, "%-20s %-12s %7zu %10s %10s %10s %10s\n", s.profile.c_str(), s.metric.c_str(),
-                  s.volumes, value_text(s, s.p50).c_str(), value_text(s, s.p90).c_str(),
+    std::snprintf(line, sizeof line, "%-20s %-12s %7zu %10s %10s %10s %10s\n", s.profile.c_str(),
+                  s.metric.c_str(), s.volumes, value_text(s, s.p50).c_str(), value_text(s, s.p90).c_str(),
                   value_text(s, s.p99).c_str(), value_text(s, s.worst).c_str());
     o += line;
   }
@@ -122,8 +126,8 @@ std::string fleet_text(const Fleet& f) {
   if (f.failed.empty()) {
     o += "no volume failed its expectations";
   } else {
-    o += std::to_string(f.failed.size()) +
-         (f.failed.size() == 1 ? " volume failed its expectations:\n" : " volumes failed their expectations:\n");
+    o += std::to_string(f.failed.size()) + (f.failed.size() == 1 ? " volume failed its expectations:\n"
+                                                                 : " volumes failed their expectations:\n");
     for (size_t i : f.failed) {
       const RunSummary& r = f.volumes[i].run;
       for (const auto& e : r.expectations) {
@@ -170,7 +174,9 @@ json fleet_json(const Fleet& f) {
                      {"worst", number_or_null(s.worst)},
                      {"best", number_or_null(s.best)}});
   }
-  return {{"volumes", volumes}, {"fleet", stats}, {"failed_volumes", f.failed.size()},
+  return {{"volumes", volumes},
+          {"fleet", stats},
+          {"failed_volumes", f.failed.size()},
           {"reports_without_expectations", f.without_expectations}};
 }
 

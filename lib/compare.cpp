@@ -102,7 +102,8 @@ Result<double> parse_percent(std::string_view s) {
   return v;
 }
 
-Comparison compare_runs(const RunSummary& a, const RunSummary& b, std::optional<double> max_regression_percent) {
+Comparison compare_runs(const RunSummary& a, const RunSummary& b,
+                        std::optional<double> max_regression_percent) {
   Comparison c;
   c.max_regression_percent = max_regression_percent;
   add_direction(c, "read", a.read, b.read);
@@ -114,7 +115,8 @@ std::string comparison_text(const Comparison& c, const RunSummary& a, const RunS
   std::string o;
   o += "A: " + a.origin + " (" + a.profile + " on " + a.label() + ", " + a.started_at + ")\n";
   o += "B: " + b.origin + " (" + b.profile + " on " + b.label() + ", " + b.started_at + ")\n";
-  if (a.profile != b.profile) o += "note: the runs used different profiles (" + a.profile + ", " + b.profile + ")\n";
+  if (a.profile != b.profile)
+    o += "note: the runs used different profiles (" + a.profile + ", " + b.profile + ")\n";
   char line[256];
   std::snprintf(line, sizeof line, "\n%-6s %-14s %14s %14s %9s\n", "DIR", "METRIC", "A", "B", "CHANGE");
   o += line;
@@ -127,7 +129,8 @@ std::string comparison_text(const Comparison& c, const RunSummary& a, const RunS
   if (c.rows.empty()) o += "(neither run did any I/O)\n";
   if (c.max_regression_percent) {
     std::snprintf(line, sizeof line, "%.4g%%", *c.max_regression_percent);
-    o += c.regressed ? std::string("\nB is worse than A by more than ") + line + " (lower IOPS or bandwidth, higher latency)\n"
+    o += c.regressed ? std::string("\nB is worse than A by more than ") + line +
+                           " (lower IOPS or bandwidth, higher latency)\n"
                      : std::string("\nB is within ") + line + " of A\n";
   }
   return o;
@@ -145,11 +148,12 @@ json comparison_json(const Comparison& c, const RunSummary& a, const RunSummary&
                     {"change_percent", number_or_null(r.change_percent)},
                     {"regression", r.regression}});
   }
-  return {{"a", {{"file", a.origin}, {"profile", a.profile}, {"volume", a.label()}}},
-          {"b", {{"file", b.origin}, {"profile", b.profile}, {"volume", b.label()}}},
-          {"max_regression_percent", c.max_regression_percent ? json(*c.max_regression_percent) : json(nullptr)},
-          {"regressed", c.regressed},
-          {"rows", rows}};
+  return {
+      {"a", {{"file", a.origin}, {"profile", a.profile}, {"volume", a.label()}}},
+      {"b", {{"file", b.origin}, {"profile", b.profile}, {"volume", b.label()}}},
+      {"max_regression_percent", c.max_regression_percent ? json(*c.max_regression_percent) : json(nullptr)},
+      {"regressed", c.regressed},
+      {"rows", rows}};
 }
 
 }  // namespace diskprobe

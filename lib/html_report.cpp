@@ -11,7 +11,8 @@ namespace diskprobe {
 
 namespace {
 
-constexpr double kPercentiles[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+constexpr double kPercentiles[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                   80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
 constexpr const char* kReadColor = "#1f77b4";
 constexpr const char* kWriteColor = "#d62728";
 
@@ -40,12 +41,23 @@ std::string esc(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -105,8 +117,10 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
     for (double v : s.values) vmax = std::max(vmax, v);
   }
   appendf(o, "<figure><figcaption>%s</figcaption>\n", title);
-  appendf(o, "<svg id=\"%s\" class=\"chart timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
-             "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s\">\n",
+  appendf(o,
+          "<svg id=\"%s\" class=\"chart timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+          "%.0f\" "
+          "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s\">\n",
           id, kWidth, kHeight, kWidth, kHeight, title);
   if (n == 0) {
     appendf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no complete second was measured</text>\n",
@@ -118,12 +132,15 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
   double ymax = std::max(step, std::ceil(vmax / step) * step);
   double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   // Seconds 1..n across the width; one second alone sits in the middle.
-  auto x = [&](size_t i) { return n == 1 ? kLeft + pw / 2 : kLeft + pw * static_cast<double>(i) / static_cast<double>(n - 1); };
+  auto x = [&](size_t i) {
+    return n == 1 ? kLeft + pw / 2 : kLeft + pw * static_cast<double>(i) / static_cast<double>(n - 1);
+  };
   auto y = [&](double v) { return kTop + ph * (1 - v / ymax); };
   for (double t = 0; t <= ymax + step / 2; t += step) {
-    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(t), kWidth - kRight, y(t));
-    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6, y(t) + 4,
-            esc(label(t)).c_str());
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(t),
+            kWidth - kRight, y(t));
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
+            y(t) + 4, esc(label(t)).c_str());
   }
   size_t every = std::max<size_t>(1, n / 10);
   for (size_t i = 0; i < n; i += every) {
@@ -132,7 +149,9 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
   }
   appendf(o, "\n<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">second of the run</text>",
           kLeft + pw / 2, kHeight - 6);
-  appendf(o, "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">%s</text>\n",
+  appendf(o,
+          "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
+          "text-anchor=\"middle\">%s</text>\n",
           kTop + ph / 2, kTop + ph / 2, unit_label);
   appendf(o, "<line class=\"frame\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", kLeft, kTop + ph,
           kWidth - kRight, kTop + ph);
@@ -140,16 +159,23 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
   for (const auto& s : series) {
     if (s.values.empty()) continue;
     std::string d;
-    for (size_t i = 0; i < s.values.size(); ++i) appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(i), y(s.values[i]));
-    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(), s.color);
+    for (size_t i = 0; i < s.values.size(); ++i)
+      appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(i), y(s.values[i]));
+    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(),
+            s.color);
     for (size_t i = 0; i < s.values.size(); ++i) {
-      appendf(o, "<circle class=\"point\" data-series=\"%s\" data-second=\"%zu\" data-value=\"%.3f\" cx=\"%.1f\" "
-                 "cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s, second %zu: %s</title></circle>\n",
-              s.name, i + 1, s.values[i], x(i), y(s.values[i]), s.color, s.name, i + 1, esc(label(s.values[i])).c_str());
+      appendf(
+          o,
+          "<circle class=\"point\" data-series=\"%s\" data-second=\"%zu\" data-value=\"%.3f\" cx=\"%.1f\" "
+          "cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s, second %zu: %s</title></circle>\n",
+          s.name, i + 1, s.values[i], x(i), y(s.values[i]), s.color, s.name, i + 1,
+          esc(label(s.values[i])).c_str());
     }
-    appendf(o, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
-               "y=\"18\">%s</text>\n",
-            legend_x, s.color, legend_x + 16, s.name);
+    appendf(
+        o,
+        "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
+        "y=\"18\">%s</text>\n",
+        legend_x, s.color, legend_x + 16, s.name);
     legend_x += 90;
   }
   o += "</svg></figure>\n";
@@ -160,29 +186,39 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
 void cdf_svg(std::string& o, const char* id, const char* name, const char* color, const Histogram& h) {
   appendf(o, "<figure><figcaption>%s: completion latency CDF (%llu I/Os)</figcaption>\n", name,
           static_cast<unsigned long long>(h.count()));
-  appendf(o, "<svg id=\"%s\" class=\"chart cdf\" data-direction=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
-             "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s latency CDF\">\n",
+  appendf(o,
+          "<svg id=\"%s\" class=\"chart cdf\" data-direction=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+          "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s latency "
+          "CDF\">\n",
           id, name, kWidth, kHeight, kWidth, kHeight, name);
-  double lo = std::max<double>(1, static_cast<double>(h.min())), hi = std::max<double>(lo * 10, static_cast<double>(h.max()));
+  double lo = std::max<double>(1, static_cast<double>(h.min())),
+         hi = std::max<double>(lo * 10, static_cast<double>(h.max()));
   double dlo = std::floor(std::log10(lo)), dhi = std::ceil(std::log10(hi));
   if (dhi <= dlo) dhi = dlo + 1;
   double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   auto x = [&](double ns) { return kLeft + pw * (std::log10(std::max(ns, 1.0)) - dlo) / (dhi - dlo); };
   auto y = [&](double frac) { return kTop + ph * (1 - frac); };
   for (double f = 0; f <= 1.0001; f += 0.25) {
-    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(f), kWidth - kRight, y(f));
-    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n", kLeft - 6, y(f) + 4, f * 100);
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(f),
+            kWidth - kRight, y(f));
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n", kLeft - 6,
+            y(f) + 4, f * 100);
   }
   for (double d = dlo; d <= dhi; d += 1) {
     double ns = std::pow(10.0, d);
-    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x(ns), kTop, x(ns), kTop + ph);
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x(ns), kTop, x(ns),
+            kTop + ph);
     appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(ns),
             kHeight - kBottom + 16, esc(latency(ns)).c_str());
   }
-  appendf(o, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">completion latency (log scale)</text>",
+  appendf(o,
+          "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">completion latency (log "
+          "scale)</text>",
           kLeft + pw / 2, kHeight - 6);
-  appendf(o, "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">I/Os "
-             "completed within</text>\n",
+  appendf(o,
+          "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
+          "text-anchor=\"middle\">I/Os "
+          "completed within</text>\n",
           kTop + ph / 2, kTop + ph / 2);
   std::string d;
   uint64_t cum = 0;
@@ -198,11 +234,14 @@ void cdf_svg(std::string& o, const char* id, const char* name, const char* color
     appendf(d, " L%.1f,%.1f", x(edge), y(static_cast<double>(cum) / total));
     ++points;
   }
-  appendf(o, "<path class=\"cdf-line\" data-buckets=\"%zu\" d=\"%s\" stroke=\"%s\"/>\n", points, d.c_str(), color);
+  appendf(o, "<path class=\"cdf-line\" data-buckets=\"%zu\" d=\"%s\" stroke=\"%s\"/>\n", points, d.c_str(),
+          color);
   for (double p : {50.0, 99.0, 99.9}) {
     double v = static_cast<double>(h.percentile(p));
-    appendf(o, "<circle class=\"percentile\" data-percentile=\"%g\" data-ns=\"%.0f\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
-               "fill=\"%s\"><title>p%g: %s</title></circle>",
+    appendf(o,
+            "<circle class=\"percentile\" data-percentile=\"%g\" data-ns=\"%.0f\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"4\" "
+            "fill=\"%s\"><title>p%g: %s</title></circle>",
             p, v, x(v), y(p / 100), color, p, esc(latency(v)).c_str());
     // p99.9 sits just above p99 on the curve: its label goes above the point, the others below.
     double dy = p > 99.5 ? -8 : 14;
@@ -213,7 +252,8 @@ void cdf_svg(std::string& o, const char* id, const char* name, const char* color
 }
 
 void percentile_table(std::string& o, const char* name, const DirectionStats& d) {
-  appendf(o, "<table class=\"percentiles\" data-direction=\"%s\"><caption>%s latency percentiles</caption>\n", name, name);
+  appendf(o, "<table class=\"percentiles\" data-direction=\"%s\"><caption>%s latency percentiles</caption>\n",
+          name, name);
   o += "<tr><th>percentile</th><th>completion (clat)</th><th>total (lat)</th></tr>\n";
   for (double p : kPercentiles) {
     appendf(o, "<tr><td>%g%%</td><td>%s</td><td>%s</td></tr>\n", p,
@@ -223,7 +263,8 @@ void percentile_table(std::string& o, const char* name, const DirectionStats& d)
   appendf(o, "<tr><td>mean</td><td>%s</td><td>%s</td></tr>\n", esc(latency(d.clat.mean())).c_str(),
           esc(latency(d.lat.mean())).c_str());
   appendf(o, "<tr><td>max</td><td>%s</td><td>%s</td></tr>\n</table>\n",
-          esc(latency(static_cast<double>(d.clat.max()))).c_str(), esc(latency(static_cast<double>(d.lat.max()))).c_str());
+          esc(latency(static_cast<double>(d.clat.max()))).c_str(),
+          esc(latency(static_cast<double>(d.lat.max()))).c_str());
 }
 
 // Whole seconds only, as the text report: a partial last second would look like a drop.
@@ -267,7 +308,8 @@ std::string render_html(const Results& r) {
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   // No network: the page may load nothing, whatever a string in it says.
-  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n";
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'; img-src data:\">\n";
   appendf(o, "<title>diskprobe: %s on %s</title>\n<style>%s</style></head><body>\n", esc(s.name).c_str(),
           esc(r.device).c_str(), kStyle);
   appendf(o, "<h1>diskprobe: %s on %s</h1>\n", esc(s.name).c_str(), esc(r.device).c_str());
@@ -276,27 +318,33 @@ std::string render_html(const Results& r) {
 
   o += "<h2>Summary</h2>\n<table id=\"summary\">\n";
   appendf(o, "<tr><th>workload</th><td>rw=%s bs=%u iodepth=%u numjobs=%u engine=%s direct=%d</td></tr>\n",
-          std::string(to_string(s.rw)).c_str(), s.bs, s.iodepth, s.numjobs, std::string(to_string(s.engine)).c_str(),
-          s.direct ? 1 : 0);
-  if (!s.description.empty()) appendf(o, "<tr><th>profile</th><td>%s</td></tr>\n", esc(s.description).c_str());
+          std::string(to_string(s.rw)).c_str(), s.bs, s.iodepth, s.numjobs,
+          std::string(to_string(s.engine)).c_str(), s.direct ? 1 : 0);
+  if (!s.description.empty())
+    appendf(o, "<tr><th>profile</th><td>%s</td></tr>\n", esc(s.description).c_str());
   o += "</table>\n<table id=\"results\"><tr><th>direction</th><th>IOPS</th><th>bandwidth</th><th>mean</th>"
        "<th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>I/Os</th></tr>\n";
-  for (const auto& [name, d] : {std::pair<const char*, const DirectionStats*>{"read", &r.read}, {"write", &r.write}}) {
+  for (const auto& [name, d] :
+       {std::pair<const char*, const DirectionStats*>{"read", &r.read}, {"write", &r.write}}) {
     if (d->ios == 0) continue;
     double secs = r.runtime_s > 0 ? r.runtime_s : 1;
-    appendf(o, "<tr data-direction=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-               "<td>%s</td><td>%llu</td></tr>\n",
-            name, name, iops_text(static_cast<double>(d->ios) / secs).c_str(),
-            esc(bandwidth(static_cast<double>(d->bytes) / secs)).c_str(), esc(latency(d->clat.mean())).c_str(),
-            esc(latency(static_cast<double>(d->clat.percentile(50)))).c_str(),
-            esc(latency(static_cast<double>(d->clat.percentile(99)))).c_str(),
-            esc(latency(static_cast<double>(d->clat.percentile(99.9)))).c_str(),
-            esc(latency(static_cast<double>(d->clat.max()))).c_str(), static_cast<unsigned long long>(d->ios));
+    appendf(
+        o,
+        "<tr "
+        "data-direction=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+        "<td>%s</td><td>%llu</td></tr>\n",
+        name, name, iops_text(static_cast<double>(d->ios) / secs).c_str(),
+        esc(bandwidth(static_cast<double>(d->bytes) / secs)).c_str(), esc(latency(d->clat.mean())).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(50)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(99)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(99.9)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.max()))).c_str(), static_cast<unsigned long long>(d->ios));
   }
   o += "</table>\n";
   if (r.errors.count || r.errors.short_ios) {
     appendf(o, "<p class=\"refused\">%llu I/O errors, %llu short I/Os</p>\n",
-            static_cast<unsigned long long>(r.errors.count), static_cast<unsigned long long>(r.errors.short_ios));
+            static_cast<unsigned long long>(r.errors.count),
+            static_cast<unsigned long long>(r.errors.short_ios));
   }
 
   o += "<h2>Per second</h2>\n";
@@ -330,8 +378,8 @@ std::string render_html(const Results& r) {
   } else {
     o += "<table id=\"tuning\"><tr><th>setting</th><th>before</th><th>during the run</th></tr>\n";
     for (const auto& t : r.tuning) {
-      appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(t.what).c_str(), esc(t.old_value).c_str(),
-              esc(t.new_value).c_str());
+      appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(t.what).c_str(),
+              esc(t.old_value).c_str(), esc(t.new_value).c_str());
     }
     o += "</table>\n<p>every setting was restored when the run ended</p>\n";
   }

@@ -24,8 +24,8 @@ constexpr const char* kMean = "mean";
 constexpr const char* kPercentiles = "percentiles";
 constexpr const char* kP99 = "99.00";
 constexpr const char* kP999 = "99.90";
-constexpr const char* kDevice = "device";       // a path, or an object with one
-constexpr const char* kHost = "host";           // optional: a hostname, or an object with one
+constexpr const char* kDevice = "device";  // a path, or an object with one
+constexpr const char* kHost = "host";      // optional: a hostname, or an object with one
 constexpr const char* kJob = "job";
 constexpr const char* kName = "name";
 constexpr const char* kStartedAt = "started_at";
@@ -95,7 +95,8 @@ ExpectationOutcome expectation(const json& e) {
       break;
     }
   }
-  if (const json& v = at(e, "actual"); !v.is_null()) o.detail = v.is_string() ? v.get<std::string>() : v.dump();
+  if (const json& v = at(e, "actual"); !v.is_null())
+    o.detail = v.is_string() ? v.get<std::string>() : v.dump();
   if (o.detail.empty()) o.detail = first_text(e, {"message", "detail", "reason"});
   return o;
 }
@@ -103,7 +104,8 @@ ExpectationOutcome expectation(const json& e) {
 }  // namespace
 
 bool RunSummary::expectations_failed() const {
-  return std::any_of(expectations.begin(), expectations.end(), [](const ExpectationOutcome& e) { return !e.met; });
+  return std::any_of(expectations.begin(), expectations.end(),
+                     [](const ExpectationOutcome& e) { return !e.met; });
 }
 
 std::string RunSummary::label() const {
@@ -147,7 +149,8 @@ Result<RunSummary> load_run_summary(const std::string& path) {
   auto content = read_file(path);
   if (!content) return make_error(content.error());
   json j = json::parse(*content, nullptr, false);
-  if (j.is_discarded()) return make_error(path + ": not valid JSON: write it with 'diskprobe run ... --output-format json'");
+  if (j.is_discarded())
+    return make_error(path + ": not valid JSON: write it with 'diskprobe run ... --output-format json'");
   return summarize_run(j, path);
 }
 

@@ -51,14 +51,16 @@ UringFeatures probe_uring_features() {
 
   // DEFER_TASKRUN (6.1+) is what Ring::init tries first; it tells whether that set was taken.
   bool defer = (ring.get()->flags & IORING_SETUP_DEFER_TASKRUN) != 0;
-  out.features.push_back({"single-issuer deferred task work (6.1+)", defer, defer ? "" : "older flag set in use"});
+  out.features.push_back(
+      {"single-issuer deferred task work (6.1+)", defer, defer ? "" : "older flag set in use"});
 
   auto null = Fd::open("/dev/null", O_RDWR | O_CLOEXEC);
   if (!null) {
     out.features.push_back({"registered files", false, null.error()});
   } else {
     int ret = ring.register_file(null->get());
-    out.features.push_back({"registered files", ret == 0, ret == 0 ? "" : kernel_says("io_uring_register_files", ret)});
+    out.features.push_back(
+        {"registered files", ret == 0, ret == 0 ? "" : kernel_says("io_uring_register_files", ret)});
   }
 
   // One page, as the engine registers its aligned I/O buffers.
@@ -78,7 +80,9 @@ UringFeatures probe_uring_features() {
   for (const auto& o : kOpcodes) {
     bool ok = probe && io_uring_opcode_supported(probe, o.op);
     out.features.push_back({std::string("opcode ") + o.name, ok,
-                            ok ? "" : probe ? "this kernel does not know it" : "io_uring_get_probe_ring failed"});
+                            ok      ? ""
+                            : probe ? "this kernel does not know it"
+                                    : "io_uring_get_probe_ring failed"});
   }
   if (probe) io_uring_free_probe(probe);
   return out;

@@ -47,8 +47,9 @@ struct Runs {
     b = dir + "/b.json";
     html = dir + "/a.html";
     for (const auto& [out, report] : {std::pair{a, html}, std::pair{b, std::string()}}) {
-      std::vector<std::string> args{"run", "--profile", "essd-plx-latency", "--scratch", "256M", "--runtime", "2",
-                                    "--output-format", "json", "--output", out};
+      std::vector<std::string> args{"run",       "--profile", "essd-plx-latency", "--scratch", "256M",
+                                    "--runtime", "2",         "--output-format",  "json",      "--output",
+                                    out};
       if (!report.empty()) {
         args.push_back("--report");
         args.push_back(report);
@@ -176,22 +177,34 @@ TEST_CASE("--report writes the run as a self-contained page with its charts", "[
                   samples[i].get<double>());
     CHECK(html.find(buf) != std::string::npos);
   }
-  CHECK(html.find("data-ns=\"" + std::to_string(a["write"]["clat_ns"]["percentiles"]["99.00"].get<uint64_t>())) !=
+  CHECK(html.find("data-ns=\"" +
+                  std::to_string(a["write"]["clat_ns"]["percentiles"]["99.00"].get<uint64_t>())) !=
         std::string::npos);
 }
 
 TEST_CASE("headless Chromium renders the report's charts", "[html][browser]") {
   auto which = testing::sh("command -v chromium || command -v chromium-browser");
   if (which.exit_code != 0) {
-    WARN("chromium is not installed (packaging/install-deps.sh --test installs it): browser rendering not checked");
+    WARN(
+        "chromium is not installed (packaging/install-deps.sh --test installs it): browser rendering not "
+        "checked");
     return;
   }
   std::string browser = which.out.substr(0, which.out.find('\n'));
   std::string profile = runs().dir + "/chromium-profile";
   auto chromium = [&](const std::vector<std::string>& extra, const std::string& url) {
-    std::vector<std::string> argv{"timeout", "120", browser, "--headless", "--no-sandbox", "--disable-gpu",
-                                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                  "--no-first-run", "--user-data-dir=" + profile, "--window-size=1200,1600"};
+    std::vector<std::string> argv{"timeout",
+                                  "120",
+                                  browser,
+                                  "--headless",
+                                  "--no-sandbox",
+                                  "--disable-gpu",
+                                  "--disable-background-networking",
+                                  "--disable-component-update",
+                                  "--disable-sync",
+                                  "--no-first-run",
+                                  "--user-data-dir=" + profile,
+                                  "--window-size=1200,1600"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back(url);
     return testing::run(argv);
@@ -205,7 +218,8 @@ TEST_CASE("headless Chromium renders the report's charts", "[html][browser]") {
   CHECK(count(dom.out, "<circle class=\"point\"") >= 2);
 
   // A screenshot with charts in it is far more than a blank page of the same size.
-  std::string shot = runs().dir + "/report.png", blank = runs().dir + "/blank.html", blank_shot = runs().dir + "/blank.png";
+  std::string shot = runs().dir + "/report.png", blank = runs().dir + "/blank.html",
+              blank_shot = runs().dir + "/blank.png";
   write(blank, "<!DOCTYPE html><html><body></body></html>");
   REQUIRE(chromium({"--screenshot=" + shot}, "file://" + runs().html).exit_code == 0);
   REQUIRE(chromium({"--screenshot=" + blank_shot}, "file://" + blank).exit_code == 0);
@@ -222,5 +236,6 @@ TEST_CASE("headless Chromium renders the report's charts", "[html][browser]") {
   CHECK(be32(20) == 1600);  // IHDR height
   INFO("report screenshot " << png.size() << " bytes, blank page " << empty.size() << " bytes");
   CHECK(png.size() > 10 * empty.size());
-  if (const char* keep = std::getenv("DISKPROBE_KEEP_SCREENSHOT"); keep && *keep) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+  if (const char* keep = std::getenv("DISKPROBE_KEEP_SCREENSHOT"); keep && *keep)
+    fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
 }

@@ -126,7 +126,7 @@ TEST_CASE("compare: a worse copy regresses beyond 5%, a better one does not", "[
 
   RunSummary better = summary(scaled(a, 1.5, 0.5));
   CHECK_FALSE(compare_runs(ra, better, 5.0).regressed);
-  CHECK(compare_runs(better, ra, 5.0).regressed);  // and back again it is worse
+  CHECK(compare_runs(better, ra, 5.0).regressed);                // and back again it is worse
   CHECK_FALSE(compare_runs(ra, worse, std::nullopt).regressed);  // no tolerance, no verdict
 }
 
@@ -171,8 +171,9 @@ TEST_CASE("nearest-rank percentiles", "[aggregate]") {
 TEST_CASE("aggregate: volumes, fleet percentiles per profile and failed expectations", "[aggregate]") {
   json a = load("latency-run-a.json"), b = load("latency-run-b.json");
   json c = scaled(a, 0.5, 2.0);
-  c["expectations"] = json::array({{{"expression", "write.iops >= 10000"}, {"met", false}, {"actual", 3691.2}},
-                                   {{"expression", "write.lat_p99 <= 5ms"}, {"met", true}}});
+  c["expectations"] =
+      json::array({{{"expression", "write.iops >= 10000"}, {"met", false}, {"actual", 3691.2}},
+                   {{"expression", "write.lat_p99 <= 5ms"}, {"met", true}}});
   json d = b;
   d["expectations"] = json::array({{{"expression", "write.iops >= 1000"}, {"met", true}}});
   std::vector<RunSummary> runs{summary(a, "a.json"), summary(b, "b.json"), summary(c, "c.json"),
@@ -210,5 +211,6 @@ TEST_CASE("aggregate: different profiles never share fleet percentiles", "[aggre
   CHECK(f.stats[0].profile == "essd-plx-latency");
   CHECK(f.stats[0].volumes == 1);
   CHECK(f.stats[2].profile == "essd-plx-iops");
-  CHECK_THAT(fleet_text(f), Catch::Contains("no volume failed") && Catch::Contains("2 of 2 reports carry no"));
+  CHECK_THAT(fleet_text(f),
+             Catch::Contains("no volume failed") && Catch::Contains("2 of 2 reports carry no"));
 }

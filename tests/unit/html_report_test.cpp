@@ -31,7 +31,7 @@ Results mixed_run() {
   j.runtime_s = 5.4;
   for (uint64_t i = 0; i < 20000; ++i) {
     uint64_t ns = 20000 + (i % 100) * 1000;  // 20..119 us
-    if (i % 1000 == 0) ns = 3000000;          // a 3 ms tail
+    if (i % 1000 == 0) ns = 3000000;         // a 3 ms tail
     DirectionStats& d = i % 2 ? j.write : j.read;
     d.ios++;
     d.bytes += 4096;
@@ -87,7 +87,8 @@ TEST_CASE("a latency CDF and a percentile table per direction", "[html]") {
   CHECK_THAT(html, Contains("data-buckets=\"" + std::to_string(nonempty) + "\""));
   // Each CDF marks p50, p99 and p99.9 at the histogram's own values.
   CHECK(count(html, "class=\"percentile\"") == 6);
-  CHECK_THAT(html, Contains("data-percentile=\"99\" data-ns=\"" + std::to_string(r.write.clat.percentile(99)) + "\""));
+  CHECK_THAT(html, Contains("data-percentile=\"99\" data-ns=\"" +
+                            std::to_string(r.write.clat.percentile(99)) + "\""));
   CHECK(count(html, "<table class=\"percentiles\"") == 2);
   CHECK(count(html, "<td>99.99%</td>") == 2);
   CHECK_THAT(html, Contains("3.00 ms"));  // the tail shows in the table

@@ -24,7 +24,8 @@ TEST_CASE("the io_uring probe reports every feature the engine uses, or why ther
     CHECK(std::find(names.begin(), names.end(), want) != names.end());
   }
   // all_supported is exactly "every entry is supported".
-  bool every = std::all_of(f.features.begin(), f.features.end(), [](const UringFeature& x) { return x.supported; });
+  bool every =
+      std::all_of(f.features.begin(), f.features.end(), [](const UringFeature& x) { return x.supported; });
   CHECK(f.all_supported() == every);
   for (const auto& x : f.features) {
     if (!x.supported) CHECK_FALSE(x.detail.empty());

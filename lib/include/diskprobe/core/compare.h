@@ -15,9 +15,9 @@
 namespace diskprobe {
 
 struct CompareRow {
-  std::string direction;        // "read", "write"
-  std::string metric;           // "IOPS", "bandwidth", "mean latency", "p99 latency", "p99.9 latency"
-  std::string unit;             // "IOPS", "B/s", "ns"
+  std::string direction;  // "read", "write"
+  std::string metric;     // "IOPS", "bandwidth", "mean latency", "p99 latency", "p99.9 latency"
+  std::string unit;       // "IOPS", "B/s", "ns"
   bool higher_is_better = true;
   double a = kUnset, b = kUnset;
   double change_percent = kUnset;  // (b - a) / a * 100; unset when a or b is missing or a is 0
@@ -34,7 +34,8 @@ struct Comparison {
 // "5%", "5", "2.5%" -> 5, 5, 2.5; a negative or non-numeric value is an error.
 Result<double> parse_percent(std::string_view s);
 
-Comparison compare_runs(const RunSummary& a, const RunSummary& b, std::optional<double> max_regression_percent);
+Comparison compare_runs(const RunSummary& a, const RunSummary& b,
+                        std::optional<double> max_regression_percent);
 std::string comparison_text(const Comparison& c, const RunSummary& a, const RunSummary& b);
 nlohmann::json comparison_json(const Comparison& c, const RunSummary& a, const RunSummary& b);
 

@@ -18,7 +18,7 @@ constexpr double kUnset = NAN;  // a number the report did not carry
 inline bool is_set(double v) { return !std::isnan(v); }
 
 struct DirectionSummary {
-  bool present = false;         // the run did I/O in this direction
+  bool present = false;  // the run did I/O in this direction
   double ios = 0;
   double iops = kUnset;
   double bw_bytes_per_s = kUnset;
@@ -29,16 +29,16 @@ struct DirectionSummary {
 };
 
 struct ExpectationOutcome {
-  std::string what;             // "write.iops >= 10000"
+  std::string what;  // "write.iops >= 10000"
   bool met = false;
-  std::string detail;           // the measured value or the reason, when the report says
+  std::string detail;  // the measured value or the reason, when the report says
 };
 
 struct RunSummary {
-  std::string origin;           // the file it was read from
-  std::string host;             // "" when the report does not say
-  std::string device;           // "/dev/vdc"
-  std::string volume;           // serial or other stable id of the volume when known, else device
+  std::string origin;  // the file it was read from
+  std::string host;    // "" when the report does not say
+  std::string device;  // "/dev/vdc"
+  std::string volume;  // serial or other stable id of the volume when known, else device
   std::string profile;
   std::string started_at;
   double runtime_s = kUnset;

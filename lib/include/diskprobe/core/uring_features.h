@@ -7,16 +7,16 @@
 namespace diskprobe {
 
 struct UringFeature {
-  std::string name;       // "registered files", "opcode WRITE_FIXED"
+  std::string name;  // "registered files", "opcode WRITE_FIXED"
   bool supported = false;
-  std::string detail;     // why not, in the kernel's words ("io_uring_setup: Operation not permitted")
+  std::string detail;  // why not, in the kernel's words ("io_uring_setup: Operation not permitted")
 };
 
 struct UringFeatures {
-  std::string kernel_release;         // uname -r
-  bool ring = false;                  // a ring could be set up at all
-  std::string ring_error;             // why not
-  std::vector<UringFeature> features; // every feature the engine uses, in a fixed order
+  std::string kernel_release;          // uname -r
+  bool ring = false;                   // a ring could be set up at all
+  std::string ring_error;              // why not
+  std::vector<UringFeature> features;  // every feature the engine uses, in a fixed order
   // Every feature the engine needs for its fast path is there.
   bool all_supported() const;
 };
