@@ -87,6 +87,14 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     }
     if (!ok) return std::nullopt;
   }
+  if (!a.report_file.empty() && a.command != "run") {
+    error = "--report FILE.html goes with 'run': diskprobe run --profile NAME DEVICE --report FILE.html";
+    return std::nullopt;
+  }
+  if (!a.max_regression.empty() && a.command != "compare") {
+    error = "--max-regression goes with 'compare': diskprobe compare A.json B.json --max-regression 5%";
+    return std::nullopt;
+  }
   if (a.mode != "write" && a.mode != "read") {
     error = "--mode " + a.mode + ": use write or read";
     return std::nullopt;
