@@ -2,6 +2,7 @@
 // rendered by headless Chromium when it is installed.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -36,7 +37,8 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
-// Two short scratch runs, made once for every test case in this file.
+// Two short scratch runs, made once for every test case in this file. --no-tune: what is
+// tested here reads reports, and another run on a shared machine may hold the host's settings.
 struct Runs {
   std::string dir, a, b, html;
   Runs() {
@@ -47,9 +49,9 @@ struct Runs {
     b = dir + "/b.json";
     html = dir + "/a.html";
     for (const auto& [out, report] : {std::pair{a, html}, std::pair{b, std::string()}}) {
-      std::vector<std::string> args{"run",       "--profile", "essd-plx-latency", "--scratch", "256M",
-                                    "--runtime", "2",         "--output-format",  "json",      "--output",
-                                    out};
+      std::vector<std::string> args{"run",       "--profile", "essd-plx-latency", "--scratch",       "256M",
+                                    "--runtime", "2",         "--no-tune",        "--output-format", "json",
+                                    "--output",  out};
       if (!report.empty()) {
         args.push_back("--report");
         args.push_back(report);
@@ -152,8 +154,10 @@ TEST_CASE("aggregate: real reports, one with a failed expectation", "[aggregate]
   REQUIRE(f["fleet"].size() == 2);
   CHECK(f["fleet"][0]["metric"] == "IOPS");
   CHECK(f["fleet"][0]["volumes"] == 3);
-  json a = json::parse(slurp(runs().a));
-  CHECK(f["fleet"][0]["worst"].get<double>() == Approx(a["write"]["iops"].get<double>() * 0.8));
+  // The fleet's worst IOPS is the lowest of the three, whichever run that was.
+  json a = json::parse(slurp(runs().a)), b = json::parse(slurp(runs().b));
+  double worst = std::min(a["write"]["iops"].get<double>() * 0.8, b["write"]["iops"].get<double>());
+  CHECK(f["fleet"][0]["worst"].get<double>() == Approx(worst));
 
   auto text = run_diskprobe({"aggregate", runs().a, runs().b, failed});
   CHECK(text.out.find("host3.json:") != std::string::npos);
