@@ -9,7 +9,8 @@ namespace diskprobe::cli {
 
 namespace {
 
-const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run"};
+const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "compare",
+                                         "aggregate"};
 
 bool is_override(const std::string& key) {
   const auto& keys = profiles::override_keys();
@@ -87,6 +88,8 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--expect") ok = value(a.expect.emplace_back());
     else if (w == "--volume") ok = value(a.volume);
     else if (w == "--tolerance") ok = value(a.tolerance);
+    else if (w == "--report") ok = value(a.report_file);
+    else if (w == "--max-regression") ok = value(a.max_regression);
     else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
@@ -101,7 +104,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       return std::nullopt;
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
-        error = "unknown command '" + w + "': use devices, check, tune, profiles, profile or run";
+        error = "unknown command '" + w + "': use devices, check, tune, profiles, profile, run, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;
@@ -112,6 +115,14 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
   }
   if (a.paranoid && a.no_paranoid) {
     error = "--paranoid and --no-paranoid contradict each other: give one";
+    return std::nullopt;
+  }
+  if (!a.report_file.empty() && a.command != "run") {
+    error = "--report FILE.html goes with 'run': diskprobe run --profile NAME DEVICE --report FILE.html";
+    return std::nullopt;
+  }
+  if (!a.max_regression.empty() && a.command != "compare") {
+    error = "--max-regression goes with 'compare': diskprobe compare A.json B.json --max-regression 5%";
     return std::nullopt;
   }
   if (a.mode != "write" && a.mode != "read") {
@@ -139,11 +150,17 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json|junit] [--output FILE] [--no-tune]
+                [--output-format text|json|junit] [--output FILE] [--report FILE.html] [--no-tune]
                 [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
+  diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
+                                                   two JSON reports side by side; exit 4 when B
+                                                   is worse than A by more than PERCENT
+  diskprobe aggregate FILE.json... [--json]        many hosts' JSON reports: per-volume table,
+                                                   fleet percentiles, failed expectations
 
 DEVICE is a kernel name (vdc) or a path (/dev/vdc). --scratch 1G runs on a temporary loop
-device over a sparse file in $TMPDIR, removed however the run ends.
+device over a sparse file in $TMPDIR, removed however the run ends. --report FILE.html also
+writes a self-contained HTML page with charts of the run.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll

@@ -9,7 +9,7 @@
 namespace diskprobe::cli {
 
 struct Args {
-  std::string command;                    // devices, check, tune, profiles, profile, run
+  std::string command;                    // devices, check, tune, profiles, profile, run, compare, aggregate
   std::vector<std::string> positional;    // after the command
   bool json = false;
   bool strict = false;                    // run/tune: refuse a plan that falls short of the profile
@@ -29,6 +29,8 @@ struct Args {
   std::vector<std::string> expect;        // run --expect EXPR, repeatable
   std::string volume;                     // run --volume essd-pl3:1000GiB
   std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
+  std::string report_file;                // run --report FILE.html
+  std::string max_regression;             // compare --max-regression 5%
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

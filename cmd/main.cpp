@@ -21,6 +21,7 @@
 #include "diskprobe/core/block_device.h"
 #include "diskprobe/core/engine.h"
 #include "diskprobe/core/environment.h"
+#include "diskprobe/core/html_report.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
@@ -32,6 +33,8 @@
 #include "diskprobe/tuning/topology.h"
 #include "progress.h"
 #include "render.h"
+#include "tools.h"
+#include "version.h"
 
 namespace {
 
@@ -113,17 +116,7 @@ bool zero_after_write(const safety::Checked& c, const JobSpec& spec) {
 }
 
 int cmd_version() {
-  io_uring_probe* probe = io_uring_get_probe();
-  bool uring = probe != nullptr;
-  bool write_fixed = uring && io_uring_opcode_supported(probe, IORING_OP_WRITE_FIXED);
-  if (probe) io_uring_free_probe(probe);
-  const char* blkid_version = nullptr;
-  blkid_get_library_version(&blkid_version, nullptr);
-  std::printf("diskprobe %s (git %s)\n", DISKPROBE_VERSION, DISKPROBE_GIT_REV);
-  std::printf("built against liburing %s and libblkid %s (running libblkid %s)\n", DISKPROBE_LIBURING_VERSION,
-              DISKPROBE_BLKID_VERSION, blkid_version ? blkid_version : "unknown");
-  std::printf("running kernel: io_uring %s, fixed-buffer I/O %s\n", uring ? "available" : "NOT available",
-              write_fixed ? "supported" : "not supported");
+  print(cli::version_text(probe_uring_features()));
   return kOk;
 }
 
@@ -247,6 +240,25 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
 }
 
 // A failed verify or a job stopped by an I/O error fails the run after the report is out.
+// The report: on stdout in the asked format, or into --output FILE with the text report on
+// the terminal; and the HTML page with --report.
+int write_outputs(const cli::Args& a, const Results& results, OutputFormat format) {
+  if (!a.output_file.empty()) {
+    std::ofstream f(a.output_file);
+    f << render(results, format);
+    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
+    print(render_text(results));
+  } else {
+    print(render(results, format));
+  }
+  if (!a.report_file.empty()) {
+    std::ofstream f(a.report_file);
+    f << render_html(results);
+    if (!f) return fail(kRuntime, "cannot write the HTML report " + a.report_file + ": " + std::strerror(errno));
+  }
+  return kOk;
+}
+
 int run_outcome(const Results& r) {
   if (r.verify.mismatches) {
     const auto& m = r.verify.first.front();
@@ -297,14 +309,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
   if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
   files->remove();
   results->expectations = check_expectations(expectations, *results);
-  if (!a.output_file.empty()) {
-    std::ofstream f(a.output_file);
-    f << render(*results, format);
-    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
-    print(render_text(*results));
-  } else {
-    print(render(*results, format));
-  }
+  if (int rc = write_outputs(a, *results, format); rc != kOk) return rc;
   if (results->interrupted) return fail(kRuntime, "interrupted: partial results above");
   return run_outcome(*results);
 }
@@ -419,14 +424,7 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   }
   results->expectations = check_expectations(*expectations, *results);
 
-  if (!a.output_file.empty()) {
-    std::ofstream f(a.output_file);
-    f << render(*results, *format);
-    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
-    print(render_text(*results));
-  } else {
-    print(render(*results, *format));
-  }
+  if (int rc = write_outputs(a, *results, *format); rc != kOk) return rc;
   if (!zeroed) {
     return fail(kRuntime, "the benchmark data is still at the edges of " + dev.path +
                               ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
@@ -462,5 +460,7 @@ int main(int argc, char** argv) {
   if (c == "devices") return cmd_devices(*args, root);
   if (c == "check") return cmd_check(*args, root);
   if (c == "tune") return cmd_tune(*args, root);
+  if (c == "compare") return diskprobe::cli::cmd_compare(*args);
+  if (c == "aggregate") return diskprobe::cli::cmd_aggregate(*args);
   return cmd_run(*args, root);
 }

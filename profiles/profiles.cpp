@@ -325,9 +325,19 @@ bool looks_like_path(std::string_view s) {
 
 }  // namespace
 
+// <prefix>/bin/diskprobe -> <prefix>/share/diskprobe/profiles: an installed package, or one
+// unpacked anywhere with `dpkg -x`, finds its own profiles whatever prefix it was built for.
+static std::string beside_executable() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.empty()) return {};
+  return (exe.parent_path().parent_path() / "share" / "diskprobe" / "profiles").string();
+}
+
 std::vector<std::string> search_dirs() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("DISKPROBE_PROFILE_DIR"); env && *env) dirs.emplace_back(env);
+  if (auto beside = beside_executable(); !beside.empty()) dirs.push_back(beside);
   dirs.emplace_back(DISKPROBE_PROFILE_SOURCE_DIR);
   dirs.emplace_back(DISKPROBE_PROFILE_INSTALL_DIR);
   if (const char* home = std::getenv("HOME"); home && *home) {

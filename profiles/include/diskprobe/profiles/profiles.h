@@ -17,8 +17,9 @@ struct ProfileInfo {
   std::string path;      // the file it was loaded from
 };
 
-// Where profiles are looked for, in order: $DISKPROBE_PROFILE_DIR, the build tree's
-// profiles/ (compiled in), the installed share/diskprobe/profiles, ~/.config/diskprobe/profiles.
+// Where profiles are looked for, in order: $DISKPROBE_PROFILE_DIR, ../share/diskprobe/profiles
+// beside the executable (an installed or unpacked package), the build tree's profiles/
+// (compiled in), the installed share/diskprobe/profiles, ~/.config/diskprobe/profiles.
 std::vector<std::string> search_dirs();
 
 std::vector<ProfileInfo> list(const std::vector<std::string>& dirs = search_dirs());

@@ -1,0 +1,43 @@
+// `diskprobe compare A.json B.json [--max-regression 5%] [--json]`.
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "diskprobe/core/compare.h"
+#include "diskprobe/core/run_summary.h"
+#include "tools.h"
+
+namespace diskprobe::cli {
+
+namespace {
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "diskprobe: error: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int cmd_compare(const Args& a) {
+  if (a.positional.size() != 2) {
+    return usage_error("usage: diskprobe compare A.json B.json [--max-regression PERCENT] [--json]");
+  }
+  std::optional<double> tolerance;
+  if (!a.max_regression.empty()) {
+    auto p = parse_percent(a.max_regression);
+    if (!p) return usage_error("--max-regression " + p.error());
+    tolerance = *p;
+  }
+  auto run_a = load_run_summary(a.positional[0]);
+  if (!run_a) return usage_error(run_a.error());
+  auto run_b = load_run_summary(a.positional[1]);
+  if (!run_b) return usage_error(run_b.error());
+
+  Comparison c = compare_runs(*run_a, *run_b, tolerance);
+  std::string out =
+      a.json ? comparison_json(c, *run_a, *run_b).dump(2) + "\n" : comparison_text(c, *run_a, *run_b);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return c.regressed ? 4 : 0;
+}
+
+}  // namespace diskprobe::cli

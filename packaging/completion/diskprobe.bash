@@ -1,0 +1,98 @@
+# bash completion for diskprobe(1): subcommands, options, profile names (asked of the
+# diskprobe being completed, so a build tree's binary offers its own) and block devices
+# (from /sys/class/block, or from the root given with --sysfs earlier on the line).
+# Needs nothing from the bash-completion package.
+
+_diskprobe_profiles() {
+  local bin=$1
+  command -v "$bin" >/dev/null 2>&1 || return 0
+  "$bin" profiles 2>/dev/null | while read -r name _; do printf '%s\n' "$name"; done
+}
+
+_diskprobe_devices() {
+  local sysfs=$1 d
+  for d in "$sysfs"/class/block/*; do
+    [ -e "$d" ] || [ -L "$d" ] || continue
+    printf '%s\n' "${d##*/}"
+  done
+}
+
+_diskprobe() {
+  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+  local bin=${COMP_WORDS[0]} cmd="" sub="" sysfs=/sys i w
+  local commands="devices check tune profiles profile run compare aggregate"
+  local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
+    --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
+    --hold_cstates --advise_idle_poll"
+  local global="--sysfs --procfs --verbose --help --version"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    w=${COMP_WORDS[i]}
+    case $w in
+      --sysfs) sysfs=${COMP_WORDS[i+1]:-/sys} ;;
+      --sysfs=*) sysfs=${w#--sysfs=} ;;
+    esac
+    if [ -z "$cmd" ]; then
+      case " $commands " in *" $w "*) cmd=$w ;; esac
+    elif [ "$cmd" = profile ] && [ -z "$sub" ] && [ "${w#-}" = "$w" ]; then
+      sub=$w
+    fi
+  done
+
+  COMPREPLY=()
+  case $prev in
+    --profile)
+      COMPREPLY=($(compgen -W "$(_diskprobe_profiles "$bin")" -- "$cur"))
+      COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur"))
+      return ;;
+    --mode) COMPREPLY=($(compgen -W "write read" -- "$cur")); return ;;
+    --output-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+    --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur")); compopt -o plusdirs 2>/dev/null; return ;;
+    --sysfs | --procfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --scratch) COMPREPLY=($(compgen -W "256M 1G 4G" -- "$cur")); return ;;
+    --max-regression) COMPREPLY=($(compgen -W "1% 5% 10%" -- "$cur")); return ;;
+    --rw) COMPREPLY=($(compgen -W "read write randread randwrite randrw readwrite" -- "$cur")); return ;;
+    --engine) COMPREPLY=($(compgen -W "io_uring sync" -- "$cur")); return ;;
+    --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;
+    --rq_affinity) COMPREPLY=($(compgen -W "0 1 2" -- "$cur")); return ;;
+  esac
+  case " $overrides " in *" $prev "*) return ;; esac  # a value to type
+
+  if [ -z "$cmd" ]; then
+    if [[ $cur == -* ]]; then
+      COMPREPLY=($(compgen -W "$global" -- "$cur"))
+    else
+      COMPREPLY=($(compgen -W "$commands" -- "$cur"))
+    fi
+    return
+  fi
+
+  if [[ $cur == -* ]]; then
+    local opts=""
+    case $cmd in
+      devices | profiles) opts="--json" ;;
+      check) opts="--mode --json" ;;
+      tune) opts="--profile --json --apply --restore $overrides" ;;
+      profile) opts="--json $overrides" ;;
+      run) opts="--profile --scratch --output-format --output --report --no-tune $overrides" ;;
+      compare) opts="--max-regression --json" ;;
+      aggregate) opts="--json" ;;
+    esac
+    COMPREPLY=($(compgen -W "$opts $global" -- "$cur"))
+    return
+  fi
+
+  case $cmd in
+    check | tune | run) COMPREPLY=($(compgen -W "$(_diskprobe_devices "$sysfs")" -- "$cur")) ;;
+    profile)
+      if [ -z "$sub" ]; then
+        COMPREPLY=($(compgen -W "show" -- "$cur"))
+      else
+        COMPREPLY=($(compgen -W "$(_diskprobe_profiles "$bin")" -- "$cur"))
+      fi ;;
+    compare | aggregate)
+      COMPREPLY=($(compgen -f -X '!*.json' -- "$cur"))
+      compopt -o plusdirs 2>/dev/null ;;
+  esac
+}
+complete -F _diskprobe diskprobe
