@@ -244,7 +244,9 @@ int cmd_run(const cli::Args& a, const SysRoot& root) {
   if (g_stop) return fail(kRuntime, "interrupted before the run started; settings restored");
 
   // Checked again through the held O_EXCL descriptor right before the engine opens the device.
-  if (auto again = safety::recheck(root, checked); !again.safe()) {
+  // Only a write run holds one: a read run changes nothing, so there is nothing to recheck.
+  if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict;
+      !again.safe()) {
     std::fputs(cli::verdict_text(again).c_str(), stderr);
     return fail(kRefused, again.device + " changed since the preflight: nothing was written");
   }
