@@ -7,7 +7,7 @@ build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog
             nlohmann-json3-dev catch2 util-linux)
 # The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
-           python3 kmod)
+           python3 kmod time)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
