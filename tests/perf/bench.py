@@ -83,7 +83,7 @@ def make_zram(size):
 
     def remove():
         # hot_remove fails while the device is open; a killed tool may need a moment.
-        for _ in range(50):
+        for _ in range(300):  # 30 s: a device scan elsewhere (udev, lsblk, blkid) opens it briefly
             try:
                 with open("/sys/class/zram-control/hot_remove", "w") as f:
                     f.write(str(dev_id))
