@@ -52,6 +52,16 @@ FIO_TUNED = ["--iodepth_batch_submit=32", "--iodepth_batch_complete_max=32", "--
 TOOLS = ["diskprobe", "fio-default", "fio-tuned"]
 
 cleanups = []
+child = None  # the tool running now, stopped first on a signal so the device can go
+
+
+def run_tool(argv):
+    global child
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate()
+    p = subprocess.CompletedProcess(argv, child.returncode, out, err)
+    child = None
+    return p
 
 
 def cleanup():
@@ -64,6 +74,13 @@ def cleanup():
 
 
 def on_signal(signum, _frame):
+    if child is not None and child.poll() is None:
+        child.send_signal(signal.SIGINT)  # both tools stop cleanly on SIGINT
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
     cleanup()
     sys.exit(128 + signum)
 
@@ -122,7 +139,7 @@ def run_diskprobe(binary, dev, w, runtime):
             "--iodepth", str(qd), "--numjobs", str(jobs), "--runtime", str(runtime), "--time_based",
             "true", "--ramp_time", "0", "--direct", "true", "--pinning", "none", "--hold_cstates",
             "false", "--output-format", "json"]
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = run_tool(argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
     d = json.loads(p.stdout)
@@ -140,7 +157,7 @@ def run_fio(dev, w, runtime, extra):
     argv = ["fio", "--name=bench", f"--filename={dev}", "--ioengine=io_uring", f"--rw={rw}", f"--bs={bs}",
             f"--iodepth={qd}", f"--numjobs={jobs}", "--direct=1", "--time_based", f"--runtime={runtime}",
             "--output-format=json"] + extra
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = run_tool(argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
     d = json.loads(p.stdout[p.stdout.index("{"):])
