@@ -488,11 +488,9 @@ class UringJob {
   // The hot loop: fill every free slot, one io_uring_enter that submits and waits for at
   // least one completion, reap the whole batch. Nothing here allocates or logs.
   //
-  // Clock: read twice per loop, just before the enter call (t_submit) and once after it; the
-  // latter is the reap time of every completion in the batch and also the t_prep of the I/Os
-  // started next, in the slots that batch freed (saves a third read per loop). So
-  //   slat = t_submit - t_prep: time in diskprobe before the kernel has the I/O, from the
-  //          moment its slot was known free: reaping the batch, then refill and prep;
+  // Clock: read before prepping a batch (t_prep), just before the enter call (t_submit) and
+  // once after it; the last is also the reap time of every completion in the batch. So
+  //   slat = t_submit - t_prep: time in diskprobe before the kernel has the I/O (refill too);
   //   clat = t_reaped - t_submit: the kernel's submission, the device, the completion;
   //   lat  = slat + clat.
   // What that costs: the I/Os of one batch share their timestamps; a completion that lands
@@ -508,7 +506,7 @@ class UringJob {
     for (;;) {
       unsigned nbatch = 0;
       if (!run_.stopping && (nretry_ > 0 || (nfree_ > 0 && !work.exhausted()))) {
-        const uint64_t t_prep = t_reaped;
+        uint64_t t_prep = now_ns();
         while (nretry_ > 0 || (nfree_ > 0 && !work.exhausted())) {
           io_uring_sqe* sqe = io_uring_get_sqe(ring);
           if (!sqe) break;  // iodepth above the ring's SQ size: the rest go next round
