@@ -55,8 +55,12 @@ cleanups = []
 child = None  # the tool running now, stopped first on a signal so the device can go
 
 
+pin_prefix = []  # ["taskset", "-c", N] with --cpu: every tool runs on the same CPU
+
+
 def run_tool(argv):
     global child
+    argv = pin_prefix + argv
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = child.communicate()
     p = subprocess.CompletedProcess(argv, child.returncode, out, err)
@@ -256,6 +260,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
     ap.add_argument("--diskprobe", default=os.path.join(REPO, "build", "cmd", "diskprobe"))
+    ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it)")
     ap.add_argument("--no-rss", action="store_true", help="skip the essd-plx-iops peak RSS run")
     ap.add_argument("--only", action="append", help="workload key(s) to run: " +
                     ", ".join(w[0] for w in WORKLOADS))
@@ -272,6 +277,8 @@ def main():
         print(f"bench: {args.diskprobe} is not built: cmake -S . -B build && cmake --build build -j2",
               file=sys.stderr)
         return 1
+    if args.cpu is not None:
+        pin_prefix.extend(["taskset", "-c", args.cpu])
     atexit.register(cleanup)
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, on_signal)
@@ -280,7 +287,8 @@ def main():
     dp_version = sh(args.diskprobe, "--version").stdout.strip().splitlines()[0]
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {socket.gethostname()}: "
           f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
-    print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians")
+    print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
+          + (f", every tool on CPU {args.cpu}" if args.cpu is not None else ""))
     sys.stdout.flush()
 
     workloads = [w for w in WORKLOADS if not args.only or w[0] in args.only]
