@@ -252,10 +252,10 @@ class Workload {
 
   void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
 
-  // The second (since the measured start) that completions at `t` belong to; -1 during ramp.
-  // Called once per reaped batch.
+  // The second (since the measured start) that completions at `t` belong to; -1 during ramp
+  // and after the measured end. Called once per reaped batch.
   ptrdiff_t second_of(uint64_t t) {
-    if (t < measure_start_) return -1;
+    if (t < measure_start_ || t >= measure_end_) return -1;
     auto sec = static_cast<size_t>((t - measure_start_) / kNsPerSec);
     if (sec >= out_.read.ios_per_second.size()) grow_seconds(sec);
     return static_cast<ptrdiff_t>(sec);
@@ -300,11 +300,18 @@ class Workload {
 
   void set_measure_start(uint64_t t) { measure_start_ = t; }
   uint64_t measure_start() const { return measure_start_; }
+  // Completions reaped at or after `t` are not measured: the I/Os still in flight at the
+  // deadline (or the stop) drain at whatever pace the device allows, and counting them over
+  // the longer time would understate a steady rate (a throttled device releases its queue
+  // at its next slice, ~80 ms late for 32 I/Os). The kernel's counters still see them.
+  void set_measure_end(uint64_t t) { measure_end_ = std::min(measure_end_, t); }
+  uint64_t measure_end() const { return measure_end_; }
 
   // Drops the per-second slots the run never reached; `end_ns` is the last reap time, so its
   // second (second_of) is the last one used.
   void finish(uint64_t end_ns) {
     size_t used = 0;
+    if (end_ns >= measure_end_) end_ns = measure_end_ - 1;
     if (end_ns >= measure_start_) used = static_cast<size_t>((end_ns - measure_start_) / kNsPerSec) + 1;
     for (auto* d : {&out_.read, &out_.write}) {
       if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
@@ -377,6 +384,7 @@ class Workload {
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
   uint64_t measure_start_ = 0;
+  uint64_t measure_end_ = UINT64_MAX;
 };
 
 // One I/O slot: a buffer and what is in flight in it.
@@ -406,6 +414,7 @@ struct JobRun {
   void start(uint64_t t0) {
     work.set_measure_start(t0 + plan.ramp_ns);
     if (plan.runtime_ns) deadline = t0 + plan.ramp_ns + plan.runtime_ns;
+    if (deadline) work.set_measure_end(deadline);
     if (plan.ramp_ns == 0) {
       measuring = true;
       cpu_start = thread_cpu();
@@ -424,6 +433,7 @@ struct JobRun {
     } else if (stop && stop->load(std::memory_order_relaxed)) {
       stopping = true;
       out.stopped = true;
+      work.set_measure_end(t + 1);  // this batch (reaped at t) was counted; later ones not
     } else if (deadline && t >= deadline) {
       stopping = true;
     }
@@ -433,6 +443,7 @@ struct JobRun {
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
     work.finish(t_end);
     uint64_t ms = work.measure_start();
+    t_end = std::min(t_end, work.measure_end());
     out.result->runtime_s = t_end > ms ? static_cast<double>(t_end - ms) / 1e9 : 0.0;
   }
 };
@@ -475,6 +486,33 @@ Status pin_to(const std::vector<int>& cpus) {
   }
   return Ok{};
 }
+
+// Job threads get an explicit, small stack: the hot loop keeps its state on the heap, and
+// glibc's default (RLIMIT_STACK, usually 8 MiB) reserves 32 GiB of address space for 4096
+// jobs. 512 KiB leaves room for sanitizer builds. Set as the process default only while the
+// jobs are spawned (std::thread takes no attributes), then put back.
+constexpr size_t kJobStackBytes = 512 << 10;
+
+class JobStackSize {
+ public:
+  JobStackSize() {
+    if (pthread_getattr_default_np(&old_) != 0) return;
+    pthread_attr_t a;
+    if (pthread_getattr_default_np(&a) != 0) return;
+    if (pthread_attr_setstacksize(&a, kJobStackBytes) == 0 && pthread_setattr_default_np(&a) == 0) set_ = true;
+    pthread_attr_destroy(&a);
+  }
+  ~JobStackSize() {
+    if (set_) pthread_setattr_default_np(&old_);
+    pthread_attr_destroy(&old_);
+  }
+  JobStackSize(const JobStackSize&) = delete;
+  JobStackSize& operator=(const JobStackSize&) = delete;
+
+ private:
+  pthread_attr_t old_{};
+  bool set_ = false;
+};
 
 // Starts a new I/O in `sl`: direction, offset and, for a write, its data.
 void start_io(Workload& work, Slot& sl) {
@@ -976,6 +1014,7 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
   threads.reserve(n);
   std::string spawn_error;
   try {
+    JobStackSize stack_size;
     for (unsigned j = 0; j < n; ++j) {
       threads.emplace_back(job_main, std::cref(plan), j, std::cref(cpu_sets[j]), std::ref(gate), opts.stop,
                            std::ref(outs[j]));

@@ -8,6 +8,18 @@
 #include <cerrno>
 #include <cstdint>
 
+// Older liburing headers lack the newer setup flags; the values are the kernel's ABI, and a
+// kernel that does not know one refuses it with -EINVAL, which init() falls back from.
+#ifndef IORING_SETUP_COOP_TASKRUN
+#define IORING_SETUP_COOP_TASKRUN (1U << 8)  // 5.19
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)  // 6.0
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)  // 6.1
+#endif
+
 namespace diskprobe {
 
 class Ring {

@@ -7,7 +7,7 @@ build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog
             nlohmann-json3-dev catch2 util-linux)
 # The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
-           python3 python3-yaml kmod groff-base dpkg-dev rpm cpio chromium ansible)
+           python3 python3-yaml kmod time groff-base dpkg-dev rpm cpio chromium ansible)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")

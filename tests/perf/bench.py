@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""diskprobe against fio 3.33 (io_uring engine) on the same device, side by side.
+
+A benchmark, not a test: it prints medians and ratios and says which targets were met; it
+never fails on a number (exit 0 unless a tool could not run, 77 without root or devices).
+
+Run as root after packaging/install-deps.sh --test and a build:
+
+    sudo tests/perf/bench.py                       # zram, 5 rounds of 5 s
+    sudo tests/perf/bench.py --device loop --rounds 3 --runtime 3
+
+Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/SIGHUP):
+  zram  a new device from /sys/class/zram-control/hot_add (removed with hot_remove). The
+        default: nothing between the submitter and the memory, so the numbers show what each
+        tool costs per I/O. zram is a bio driver without REQ_NOWAIT support, so io_uring
+        hands every I/O to an io-wq worker thread of the submitting process.
+  loop  a loop device with --direct-io=on over a file in /dev/shm. blk-mq with a kworker
+        per request: the device's own cost moves to the kernel's workqueue threads, which
+        neither tool is charged for; a useful check that a ratio is not a zram artefact.
+
+Per workload and round the three runs alternate (rotating which goes first), so a noisy
+neighbour on this 2-core machine hits all three alike; compare ratios, not absolutes.
+"""
+
+import argparse
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# (key, description, rw, bs, iodepth, numjobs)
+WORKLOADS = [
+    ("randread-qd1", "4k randread QD1 1 job", "randread", "4k", 1, 1),
+    ("randread-qd32", "4k randread QD32 1 job", "randread", "4k", 32, 1),
+    ("randwrite-qd32x2", "4k randwrite QD32 2 jobs", "randwrite", "4k", 32, 2),
+    ("read-128k-qd32", "128k seq read QD32 1 job", "read", "128k", 32, 1),
+]
+
+FIO_TUNED = ["--iodepth_batch_submit=32", "--iodepth_batch_complete_max=32", "--fixedbufs",
+             "--registerfiles"]
+
+TOOLS = ["diskprobe", "fio-default", "fio-tuned"]
+
+cleanups = []
+child = None  # the tool running now, stopped first on a signal so the device can go
+
+
+pin_prefix = []  # ["taskset", "-c", N] with --cpu: every tool runs on the same CPU
+
+
+def run_tool(argv):
+    global child
+    argv = pin_prefix + argv
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = child.communicate()
+    p = subprocess.CompletedProcess(argv, child.returncode, out, err)
+    child = None
+    return p
+
+
+def cleanup():
+    while cleanups:
+        fn = cleanups.pop()
+        try:
+            fn()
+        except Exception as e:  # keep going: every device must go
+            print(f"bench: cleanup: {e}", file=sys.stderr)
+
+
+def on_signal(signum, _frame):
+    if child is not None and child.poll() is None:
+        child.send_signal(signal.SIGINT)  # both tools stop cleanly on SIGINT
+        try:
+            child.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    cleanup()
+    sys.exit(128 + signum)
+
+
+def sh(*argv, check=True):
+    return subprocess.run(argv, check=check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def make_zram(size):
+    if not os.path.exists("/sys/class/zram-control/hot_add"):
+        sh("modprobe", "zram", "num_devices=0", check=False)
+    if not os.path.exists("/sys/class/zram-control/hot_add"):
+        raise RuntimeError("no /sys/class/zram-control/hot_add: the zram module is missing; use --device loop")
+    with open("/sys/class/zram-control/hot_add") as f:
+        dev_id = int(f.read().strip())
+    name = f"zram{dev_id}"
+
+    def remove():
+        # hot_remove fails while the device is open; a killed tool may need a moment.
+        for _ in range(300):  # 30 s: a device scan elsewhere (udev, lsblk, blkid) opens it briefly
+            try:
+                with open("/sys/class/zram-control/hot_remove", "w") as f:
+                    f.write(str(dev_id))
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"could not hot_remove {name}")
+
+    cleanups.append(remove)
+    with open(f"/sys/block/{name}/disksize", "w") as f:
+        f.write(str(size))
+    return f"/dev/{name}"
+
+
+def make_loop(size):
+    fd, path = tempfile.mkstemp(prefix="diskprobe-bench-", dir="/dev/shm")
+    os.close(fd)
+    cleanups.append(lambda: os.path.exists(path) and os.unlink(path))
+    os.truncate(path, size)
+    # Filled, so no read is answered by a hole and writes do not allocate tmpfs pages.
+    sh("dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={size >> 20}", "conv=notrunc")
+    dev = sh("losetup", "--find", "--show", "--direct-io=on", path).stdout.strip()
+    cleanups.append(lambda: sh("losetup", "-d", dev, check=False))
+    return dev
+
+
+def parse_size(text):
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    t = text.strip().lower()
+    return int(t[:-1]) * units[t[-1]] if t[-1] in units else int(t)
+
+
+def run_diskprobe(binary, dev, w, runtime):
+    _, _, rw, bs, qd, jobs = w
+    argv = [binary, "run", "--profile", "essd-plx-latency", dev, "--no-tune", "--rw", rw, "--bs", bs,
+            "--iodepth", str(qd), "--numjobs", str(jobs), "--runtime", str(runtime), "--time_based",
+            "true", "--ramp_time", "0", "--direct", "true", "--pinning", "none", "--hold_cstates",
+            "false", "--output-format", "json"]
+    p = run_tool(argv)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
+    d = json.loads(p.stdout)
+    ios = d["read"]["ios"] + d["write"]["ios"]
+    side = d["read"] if d["read"]["ios"] else d["write"]
+    return {
+        "iops": d["read"]["iops"] + d["write"]["iops"],
+        "usr_per_io": d["cpu"]["user_s"] / ios if ios else float("nan"),
+        "lat_mean_us": side["lat_ns"]["mean"] / 1000.0,
+    }
+
+
+def run_fio(dev, w, runtime, extra):
+    _, _, rw, bs, qd, jobs = w
+    argv = ["fio", "--name=bench", f"--filename={dev}", "--ioengine=io_uring", f"--rw={rw}", f"--bs={bs}",
+            f"--iodepth={qd}", f"--numjobs={jobs}", "--direct=1", "--time_based", f"--runtime={runtime}",
+            "--output-format=json"] + extra
+    p = run_tool(argv)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
+    d = json.loads(p.stdout[p.stdout.index("{"):])
+    iops = ios = usr_s = lat_sum = 0.0
+    for j in d["jobs"]:
+        side = j["read"] if j["read"]["total_ios"] else j["write"]
+        iops += side["iops"]
+        ios += side["total_ios"]
+        lat_sum += side["lat_ns"]["mean"] * side["total_ios"]
+        # usr_cpu is a percentage of the job's own runtime (ms).
+        usr_s += j["usr_cpu"] / 100.0 * j["job_runtime"] / 1000.0
+    return {
+        "iops": iops,
+        "usr_per_io": usr_s / ios if ios else float("nan"),
+        "lat_mean_us": lat_sum / ios / 1000.0 if ios else float("nan"),
+    }
+
+
+def one(tool, args, dev, w):
+    if tool == "diskprobe":
+        return run_diskprobe(args.diskprobe, dev, w, args.runtime)
+    return run_fio(dev, w, args.runtime, FIO_TUNED if tool == "fio-tuned" else [])
+
+
+def peak_rss(binary, runtime):
+    """Peak RSS of the 64 jobs x QD64 essd-plx-iops profile on a scratch loop device."""
+    argv = ["/usr/bin/time", "-v", binary, "run", "--profile", "essd-plx-iops", "--scratch", "1G",
+            "--runtime", str(runtime)]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()[-500:]}")
+    for line in p.stderr.splitlines():
+        if "Maximum resident set size" in line:
+            return int(line.split(":")[1]) / 1024.0, " ".join(argv[2:])
+    raise RuntimeError("/usr/bin/time printed no 'Maximum resident set size'")
+
+
+def div(a, b):
+    return a / b if b else float("nan")
+
+
+def fmt_ratio(x):
+    return f"{x:5.2f}x"
+
+
+def bench_device(kind, args, workloads):
+    """Runs every workload on a new device of `kind`, prints its tables, returns verdicts."""
+    size = parse_size(args.size)
+    dev = make_zram(size) if kind == "zram" else make_loop(size)
+    print(f"\n## {kind}: {dev} ({args.size})")
+    sys.stdout.flush()
+    results = {}
+    for w in workloads:
+        samples = {t: [] for t in TOOLS}
+        for r in range(args.rounds):
+            order = TOOLS[r % 3:] + TOOLS[:r % 3]
+            for tool in order:
+                samples[tool].append(one(tool, args, dev, w))
+        results[w[0]] = {t: {k: statistics.median(s[k] for s in samples[t]) for k in samples[t][0]}
+                         for t in TOOLS}
+        print(f"bench: {kind}: done {w[1]}", file=sys.stderr)
+
+    print()
+    print("| workload | tool | IOPS | user CPU/IO (ns) | mean lat (us) |")
+    print("|---|---|---:|---:|---:|")
+    for w in workloads:
+        for t in TOOLS:
+            m = results[w[0]][t]
+            print(f"| {w[1]} | {t} | {m['iops']:,.0f} | {m['usr_per_io'] * 1e9:,.0f} | {m['lat_mean_us']:,.1f} |")
+    print()
+    print("| workload | IOPS vs fio default | IOPS vs fio tuned | user CPU/IO vs default | "
+          "user CPU/IO vs tuned | mean lat vs default | mean lat vs tuned |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    verdicts = []
+    for w in workloads:
+        dp, fd, ft = (results[w[0]][t] for t in TOOLS)
+        row = [div(dp["iops"], fd["iops"]), div(dp["iops"], ft["iops"]),
+               div(dp["usr_per_io"], fd["usr_per_io"]), div(dp["usr_per_io"], ft["usr_per_io"]),
+               div(dp["lat_mean_us"], fd["lat_mean_us"]), div(dp["lat_mean_us"], ft["lat_mean_us"])]
+        print(f"| {w[1]} | " + " | ".join(fmt_ratio(x) for x in row) + " |")
+        what = f"{kind}: {w[1]}"
+        if w[4] >= 32:
+            verdicts.append((f"{what}: IOPS >= 3.0x fio default", row[0] >= 3.0))
+            verdicts.append((f"{what}: IOPS >= 1.3x fio tuned", row[1] >= 1.3))
+        verdicts.append((f"{what}: user CPU/IO <= 0.5x fio (both)", row[2] <= 0.5 and row[3] <= 0.5))
+        if w[4] == 1:
+            verdicts.append((f"{what}: mean latency <= fio (both)", row[4] <= 1.0 and row[5] <= 1.0))
+    sys.stdout.flush()
+    return verdicts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", choices=["zram", "loop", "both"], default="zram")
+    ap.add_argument("--size", default="1G", help="device size (default 1G)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
+    ap.add_argument("--diskprobe", default=os.path.join(REPO, "build", "cmd", "diskprobe"))
+    ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it)")
+    ap.add_argument("--no-rss", action="store_true", help="skip the essd-plx-iops peak RSS run")
+    ap.add_argument("--only", action="append", help="workload key(s) to run: " +
+                    ", ".join(w[0] for w in WORKLOADS))
+    args = ap.parse_args()
+
+    if os.geteuid() != 0:
+        print("bench: skipped: needs root (it makes its own zram or loop device)", file=sys.stderr)
+        return 77
+    for tool, path in (("fio", shutil.which("fio")), ("time", "/usr/bin/time")):
+        if not path or not os.access(path, os.X_OK):
+            print(f"bench: {tool} is missing: run packaging/install-deps.sh --test", file=sys.stderr)
+            return 1
+    if not os.access(args.diskprobe, os.X_OK):
+        print(f"bench: {args.diskprobe} is not built: cmake -S . -B build && cmake --build build -j2",
+              file=sys.stderr)
+        return 1
+    if args.cpu is not None:
+        pin_prefix.extend(["taskset", "-c", args.cpu])
+    atexit.register(cleanup)
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+
+    fio_version = sh("fio", "--version").stdout.strip()
+    dp_version = sh(args.diskprobe, "--version").stdout.strip().splitlines()[0]
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {socket.gethostname()}: "
+          f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
+    print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
+          + (f", every tool on CPU {args.cpu}" if args.cpu is not None else ""))
+    sys.stdout.flush()
+
+    workloads = [w for w in WORKLOADS if not args.only or w[0] in args.only]
+    verdicts = []
+    kinds = ["zram", "loop"] if args.device == "both" else [args.device]
+    for kind in kinds:
+        verdicts += bench_device(kind, args, workloads)
+        cleanup()  # this device goes before the next one is made
+
+    if not args.no_rss:
+        rss_mib, cmd = peak_rss(args.diskprobe, args.runtime)
+        print()
+        print(f"peak RSS, {cmd}: {rss_mib:.1f} MiB")
+        verdicts.append(("essd-plx-iops (64 jobs x QD64): peak RSS <= 64 MiB", rss_mib <= 64))
+    print()
+    for what, ok in verdicts:
+        print(f"{'met   ' if ok else 'MISSED'} {what}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (RuntimeError, subprocess.CalledProcessError, OSError) as e:
+        print(f"bench: {e}", file=sys.stderr)
+        sys.exit(1)
