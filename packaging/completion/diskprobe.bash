@@ -23,7 +23,14 @@ _diskprobe() {
   local commands="devices check tune profiles profile run compare aggregate"
   local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
-    --hold_cstates --advise_idle_poll"
+    --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
+    --sqpoll --hipri --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
+    --cstate_latency_limit_us"
+  # fio's switches: they stand alone, so the word after one is not its value.
+  local switches="--norandommap --time_based --refill_buffers --direct --randrepeat --sqpoll --hipri
+    --do_verify"
+  overrides=${overrides//$'\n'/ } switches=${switches//$'\n'/ }  # one line: matched as " $list "
+  local safety="--paranoid --no-paranoid --allow-nonzero"
   local global="--sysfs --procfs --verbose --help --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
@@ -45,18 +52,31 @@ _diskprobe() {
       COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur"))
       return ;;
     --mode) COMPREPLY=($(compgen -W "write read" -- "$cur")); return ;;
-    --output-format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
+    --output-format) COMPREPLY=($(compgen -W "text json junit" -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur")); compopt -o plusdirs 2>/dev/null; return ;;
-    --sysfs | --procfs) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --sysfs | --procfs | --directory) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --scratch) COMPREPLY=($(compgen -W "256M 1G 4G" -- "$cur")); return ;;
     --max-regression) COMPREPLY=($(compgen -W "1% 5% 10%" -- "$cur")); return ;;
     --rw) COMPREPLY=($(compgen -W "read write randread randwrite randrw readwrite" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "io_uring sync" -- "$cur")); return ;;
     --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;
-    --rq_affinity) COMPREPLY=($(compgen -W "0 1 2" -- "$cur")); return ;;
+    --rq_affinity | --nomerges) COMPREPLY=($(compgen -W "0 1 2" -- "$cur")); return ;;
+    --verify) COMPREPLY=($(compgen -W "crc32c none" -- "$cur")); return ;;
+    --continue_on_error) COMPREPLY=($(compgen -W "none read write io verify all" -- "$cur")); return ;;
+    --cpus_allowed_policy) COMPREPLY=($(compgen -W "shared split" -- "$cur")); return ;;
+    --scheduler) COMPREPLY=($(compgen -W "none mq-deadline kyber bfq" -- "$cur")); return ;;
+    --volume)
+      COMPREPLY=($(compgen -W "essd-pl0: essd-pl1: essd-pl2: essd-pl3: essd-autopl: essd-plx: ebs-io1:
+        ebs-io2: ebs-gp3:" -- "$cur"))
+      compopt -o nospace 2>/dev/null; return ;;
+    --tolerance) COMPREPLY=($(compgen -W "90% 95% 99%" -- "$cur")); return ;;
+    --expect) return ;;  # an expression to type, like iops>=38000
   esac
-  case " $overrides " in *" $prev "*) return ;; esac  # a value to type
+  case " $switches " in
+    *" $prev "*) ;;  # stands alone: complete afresh
+    *) case " $overrides " in *" $prev "*) return ;; esac ;;  # a value to type
+  esac
 
   if [ -z "$cmd" ]; then
     if [[ $cur == -* ]]; then
@@ -70,11 +90,14 @@ _diskprobe() {
   if [[ $cur == -* ]]; then
     local opts=""
     case $cmd in
-      devices | profiles) opts="--json" ;;
-      check) opts="--mode --json" ;;
-      tune) opts="--profile --json --apply --restore $overrides" ;;
+      devices) opts="--json $safety" ;;
+      profiles) opts="--json" ;;
+      check) opts="--mode --json $safety" ;;
+      tune) opts="--profile --json --apply --restore --strict $overrides" ;;
       profile) opts="--json $overrides" ;;
-      run) opts="--profile --scratch --output-format --output --report --no-tune $overrides" ;;
+      run)
+        opts="--profile --scratch --directory --keep-files --output-format --output --report --no-tune
+          --strict --expect --volume --tolerance $safety $overrides" ;;
       compare) opts="--max-regression --json" ;;
       aggregate) opts="--json" ;;
     esac
