@@ -13,105 +13,12 @@
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "tuning_fixtures.h"
 
 namespace fs = std::filesystem;
 using namespace diskprobe;
 using namespace diskprobe::tuning;
-
-namespace {
-
-std::string fixture(const std::string& name) { return std::string(DISKPROBE_FIXTURES) + "/tuning/" + name; }
-
-Topology topo_of(const std::string& fixture_name, const std::string& dev) {
-  BlockDevice d;
-  d.name = d.disk = dev;
-  d.path = "/dev/" + dev;
-  d.sysfs_rel = "class/block/" + dev;
-  auto t = read_topology(SysRoot(fixture(fixture_name) + "/sys", fixture(fixture_name) + "/proc"), d);
-  INFO((t.ok() ? std::string() : t.error()));
-  REQUIRE(t.ok());
-  return *t;
-}
-
-JobSpec spec_with(PinPolicy pin, unsigned numjobs) {
-  JobSpec s;
-  s.numjobs = numjobs;
-  s.host.pinning = pin;
-  return s;
-}
-
-JobSpec latency_spec() {
-  JobSpec s = spec_with(PinPolicy::Irq, 1);
-  s.host.rq_affinity = 2;
-  s.host.hold_cstates = true;
-  s.host.advise_idle_poll = true;
-  return s;
-}
-
-bool any_contains(const std::vector<std::string>& v, const std::string& needle) {
-  for (const auto& s : v) {
-    if (s.find(needle) != std::string::npos) return true;
-  }
-  return false;
-}
-
-std::string join(const std::vector<int>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// test100w.sh's selection, verbatim (the same script as tuning_test.cpp's).
-std::string test100w_pipeline(const std::string& block_dir, unsigned numjobs) {
-  std::string script =
-      "DEV=" + block_dir + "; numjobs=" + std::to_string(numjobs) +
-      "\nlet nu=$numjobs+1\ncpulist=\"\"\n"
-      "for ((i=1;i<10;i++))\ndo\n"
-      "  list=`cat $DEV/mq/*/cpu_list | awk '{if(i<=NF) print $i;}' i=\"$i\" | tr -d ',' | tr '\\n' ','`\n"
-      "  if [ -z $list ];then\n    break\n  fi\n  cpulist=${cpulist}${list}\ndone\n"
-      "spincpu=`echo $cpulist | cut -d ',' -f 2-${nu}`\necho $spincpu\n";
-  char dir_template[] = "/tmp/diskprobe-test100w-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template) != nullptr);
-  std::string path = std::string(dir_template) + "/select.sh";
-  put(path, script);
-  std::string cmd = "LC_ALL=C bash " + path;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  REQUIRE(::pclose(p) == 0);
-  fs::remove_all(dir_template);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ',')) out.pop_back();
-  return out;
-}
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char t[] = "/tmp/diskprobe-cstates-unit-XXXXXX";
-    REQUIRE(::mkdtemp(t) != nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
+using namespace tuning_fixtures;
 
 // ---- cpuidle on this VM (captured into virtio-vda) ----
 
