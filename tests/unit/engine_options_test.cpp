@@ -21,51 +21,14 @@
 #include "diskprobe/core/engine.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
+#include "engine_fixtures.h"
 
 using namespace diskprobe;
+using File = engine_fixtures::TempFile;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-
-class File {
- public:
-  explicit File(uint64_t size) {
-    path_ = "/var/tmp/diskprobe-options-test-XXXXXX";
-    int fd = ::mkstemp(path_.data());
-    REQUIRE(fd >= 0);
-    REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
-    ::close(fd);
-    size_ = size;
-  }
-  ~File() { ::unlink(path_.c_str()); }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-
-  Target target() const { return Target{path_, size_, 512}; }
-  const std::string& path() const { return path_; }
-  std::vector<uint8_t> read_all() const {
-    std::vector<uint8_t> data(size_);
-    int fd = ::open(path_.c_str(), O_RDONLY);
-    REQUIRE(fd >= 0);
-    REQUIRE(::pread(fd, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()));
-    ::close(fd);
-    return data;
-  }
-  // Changes bytes behind the engine's back.
-  void poke(uint64_t offset, const std::string& bytes) const {
-    int fd = ::open(path_.c_str(), O_WRONLY);
-    REQUIRE(fd >= 0);
-    REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) ==
-            static_cast<ssize_t>(bytes.size()));
-    ::fsync(fd);
-    ::close(fd);
-  }
-
- private:
-  std::string path_;
-  uint64_t size_ = 0;
-};
 
 struct TempDir {
   std::string path;
@@ -79,21 +42,6 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
-
-bool uring_ok() {
-  io_uring ring;
-  if (io_uring_queue_init(4, &ring, 0) < 0) return false;
-  io_uring_queue_exit(&ring);
-  return true;
-}
-
-#define SKIP_WITHOUT_URING()                                                 \
-  do {                                                                       \
-    if (!uring_ok()) {                                                       \
-      WARN("io_uring is not available here: test skipped");                  \
-      return;                                                                \
-    }                                                                        \
-  } while (0)
 
 JobSpec sized(RwMode rw, uint64_t size) {
   JobSpec s;
@@ -287,7 +235,7 @@ TEST_CASE("engine: continue_on_error=none stops at the first error; read lets th
   // Reading a directory fails with EISDIR on every I/O: an "other" error, never a crash.
   TempDir dir;
   for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
-    if (engine == EngineKind::IoUring && !uring_ok()) continue;
+    if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
     auto spec = sized(RwMode::Read, 1 << 20);
     spec.direct = false;
     spec.engine = engine;

@@ -16,53 +16,13 @@
 #include <catch2/catch.hpp>
 
 #include "diskprobe/core/engine.h"
+#include "engine_fixtures.h"
 
 using namespace diskprobe;
+using engine_fixtures::TempFile;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// A sparse file of `size` bytes, removed when the test ends.
-class TempFile {
- public:
-  explicit TempFile(uint64_t size, const char* dir = "/var/tmp") {
-    path_ = std::string(dir) + "/diskprobe-engine-test-XXXXXX";
-    int fd = ::mkstemp(path_.data());
-    REQUIRE(fd >= 0);
-    REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
-    ::close(fd);
-    size_ = size;
-  }
-  ~TempFile() { ::unlink(path_.c_str()); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  Target target(uint32_t lbs = 512) const { return Target{path_, size_, lbs}; }
-  const std::string& path() const { return path_; }
-
-  std::vector<uint8_t> read_all() const {
-    std::vector<uint8_t> data(size_);
-    int fd = ::open(path_.c_str(), O_RDONLY);
-    REQUIRE(fd >= 0);
-    REQUIRE(::pread(fd, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()));
-    ::close(fd);
-    return data;
-  }
-
- private:
-  std::string path_;
-  uint64_t size_ = 0;
-};
-
-// Containers often forbid io_uring (seccomp, kernel.io_uring_disabled); the engine tests then
-// only say so, as a skipped test would.
-bool uring_available() {
-  io_uring ring;
-  int ret = io_uring_queue_init(4, &ring, 0);
-  if (ret < 0) return false;
-  io_uring_queue_exit(&ring);
-  return true;
-}
 
 JobSpec quick_spec(RwMode rw) {
   JobSpec s;
@@ -91,15 +51,6 @@ void check_consistent(const DirectionStats& d, uint32_t bs) {
 }
 
 }  // namespace
-
-// Catch2 v2 has no SKIP(): say so and pass.
-#define SKIP_WITHOUT_URING()                                                                      \
-  do {                                                                                            \
-    if (!uring_available()) {                                                                     \
-      WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): test skipped"); \
-      return;                                                                                     \
-    }                                                                                             \
-  } while (0)
 
 TEST_CASE("engine: randwrite, time_based 0.5 s, iodepth 4, O_DIRECT") {
   SKIP_WITHOUT_URING();

@@ -14,36 +14,11 @@
 #include <catch2/catch.hpp>
 
 #include "diskprobe/core/engine.h"
+#include "engine_fixtures.h"
 
 using namespace diskprobe;
 
 namespace {
-
-class WindowTempFile {
- public:
-  explicit WindowTempFile(uint64_t size) : size_(size) {
-    path_ = "/var/tmp/diskprobe-window-test-XXXXXX";
-    int fd = ::mkstemp(path_.data());
-    REQUIRE(fd >= 0);
-    REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
-    ::close(fd);
-  }
-  ~WindowTempFile() { ::unlink(path_.c_str()); }
-  WindowTempFile(const WindowTempFile&) = delete;
-  WindowTempFile& operator=(const WindowTempFile&) = delete;
-  Target target() const { return Target{path_, size_, 512}; }
-
- private:
-  std::string path_;
-  uint64_t size_;
-};
-
-bool have_uring() {
-  io_uring ring;
-  if (io_uring_queue_init(4, &ring, 0) < 0) return false;
-  io_uring_queue_exit(&ring);
-  return true;
-}
 
 JobSpec window_spec(EngineKind engine) {
   JobSpec s;
@@ -65,12 +40,12 @@ uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(),
 
 TEST_CASE("engine: the measured runtime of a time-based run is exactly runtime, drain excluded") {
   for (auto engine : {EngineKind::IoUring, EngineKind::Sync}) {
-    if (engine == EngineKind::IoUring && !have_uring()) {
+    if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) {
       WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): io_uring case skipped");
       continue;
     }
     INFO("engine " << to_string(engine));
-    WindowTempFile file(64 << 20);
+    engine_fixtures::TempFile file(64 << 20);
     auto spec = window_spec(engine);
     auto r = run_jobs(spec, file.target(), EngineOptions{});
     INFO((r.ok() ? std::string() : r.error()));
@@ -87,11 +62,11 @@ TEST_CASE("engine: the measured runtime of a time-based run is exactly runtime, 
 }
 
 TEST_CASE("engine: a stopped run measures up to the stop, not to the end of the drain") {
-  if (!have_uring()) {
+  if (!engine_fixtures::uring_available()) {
     WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): test skipped");
     return;
   }
-  WindowTempFile file(64 << 20);
+  engine_fixtures::TempFile file(64 << 20);
   auto spec = window_spec(EngineKind::IoUring);
   spec.ramp_time_s = 0;
   spec.runtime_s = 30;

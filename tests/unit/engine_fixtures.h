@@ -1,0 +1,77 @@
+// Helpers shared by the engine unit tests: a sparse temporary file to run on, and the io_uring
+// check that turns a test into a warning where containers forbid io_uring.
+#pragma once
+
+#include <fcntl.h>
+#include <liburing.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diskprobe/core/engine.h"
+
+namespace engine_fixtures {
+
+// A sparse file of `size` bytes, removed when the test ends.
+class TempFile {
+ public:
+  explicit TempFile(uint64_t size, const char* dir = "/var/tmp") : size_(size) {
+    path_ = std::string(dir) + "/diskprobe-engine-test-XXXXXX";
+    int fd = ::mkstemp(path_.data());
+    REQUIRE(fd >= 0);
+    REQUIRE(::ftruncate(fd, static_cast<off_t>(size)) == 0);
+    ::close(fd);
+  }
+  ~TempFile() { ::unlink(path_.c_str()); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  diskprobe::Target target(uint32_t lbs = 512) const { return diskprobe::Target{path_, size_, lbs}; }
+  const std::string& path() const { return path_; }
+
+  std::vector<uint8_t> read_all() const {
+    std::vector<uint8_t> data(size_);
+    int fd = ::open(path_.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pread(fd, data.data(), data.size(), 0) == static_cast<ssize_t>(data.size()));
+    ::close(fd);
+    return data;
+  }
+
+  // Changes bytes behind the engine's back.
+  void poke(uint64_t offset, const std::string& bytes) const {
+    int fd = ::open(path_.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) ==
+            static_cast<ssize_t>(bytes.size()));
+    ::fsync(fd);
+    ::close(fd);
+  }
+
+ private:
+  std::string path_;
+  uint64_t size_ = 0;
+};
+
+// Containers often forbid io_uring (seccomp, kernel.io_uring_disabled); the engine tests then
+// only say so, as a skipped test would.
+inline bool uring_available() {
+  io_uring ring;
+  if (io_uring_queue_init(4, &ring, 0) < 0) return false;
+  io_uring_queue_exit(&ring);
+  return true;
+}
+
+}  // namespace engine_fixtures
+
+// Catch2 v2 has no SKIP(): say so and pass.
+#define SKIP_WITHOUT_URING()                                                                      \
+  do {                                                                                            \
+    if (!engine_fixtures::uring_available()) {                                                    \
+      WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): test skipped"); \
+      return;                                                                                     \
+    }                                                                                             \
+  } while (0)
