@@ -33,22 +33,7 @@ class Ring {
 
   // Sets up a ring for one submitting thread; returns 0 or -errno. Tries the flags that cut
   // completion overhead (task work run only when this thread waits: 6.1+), then older sets.
-  int init(unsigned entries) {
-    const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-                                 IORING_SETUP_COOP_TASKRUN, 0};
-    int ret = -EINVAL;
-    for (unsigned flags : attempts) {
-      ret = io_uring_queue_init(entries, &ring_, flags);
-      if (ret == 0) {
-        ready_ = true;
-        // Saves a file-table lookup per io_uring_enter (5.18+); harmless when refused.
-        io_uring_register_ring_fd(&ring_);
-        return 0;
-      }
-      if (ret != -EINVAL) return ret;
-    }
-    return ret;
-  }
+  int init(unsigned entries) { return init_flags(entries, 0); }
 
   // Like init(), with IORING_SETUP_SQPOLL and/or IORING_SETUP_IOPOLL added. SQPOLL takes
   // none of the task-run flags, so the attempts go down to `extra` alone.
@@ -60,6 +45,7 @@ class Ring {
       ret = io_uring_queue_init(entries, &ring_, flags);
       if (ret == 0) {
         ready_ = true;
+        // Saves a file-table lookup per io_uring_enter (5.18+); harmless when refused.
         io_uring_register_ring_fd(&ring_);
         return 0;
       }
