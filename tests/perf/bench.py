@@ -139,7 +139,9 @@ def parse_size(text):
 
 def run_diskprobe(binary, dev, w, runtime):
     _, _, rw, bs, qd, jobs = w
-    argv = [binary, "run", "--profile", "essd-plx-latency", dev, "--no-tune", "--rw", rw, "--bs", bs,
+    # --no-paranoid: the device is this script's own, and fio's random writes on it are
+    # foreign data the zero sampler would rightly refuse.
+    argv = [binary, "run", "--profile", "essd-plx-latency", dev, "--no-tune", "--no-paranoid", "--rw", rw, "--bs", bs,
             "--iodepth", str(qd), "--numjobs", str(jobs), "--runtime", str(runtime), "--time_based",
             "true", "--ramp_time", "0", "--direct", "true", "--pinning", "none", "--hold_cstates",
             "false", "--output-format", "json"]
