@@ -118,4 +118,26 @@ std::vector<std::string> loops_backed_by(const std::string& dir) {
   return found;
 }
 
+pid_t spawn_diskprobe(const std::vector<std::string>& args, const std::string& out_path,
+                      const std::string& err_path, const std::vector<std::pair<std::string, std::string>>& env) {
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
+    if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
+    std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(DISKPROBE_BIN, argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace testing

@@ -1,8 +1,11 @@
 // Helpers for integration tests: real loop devices, running commands, reading bytes.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diskprobe/core/loop_device.h"
@@ -20,6 +23,14 @@ CommandResult run(const std::vector<std::string>& argv);
 CommandResult sh(const std::string& line);
 // The diskprobe binary under test.
 CommandResult run_diskprobe(const std::vector<std::string>& args);
+
+// Starts the diskprobe binary in the background with stdout and stderr sent to files and the
+// given environment variables set; returns its pid (wait_exit() reaps it).
+pid_t spawn_diskprobe(const std::vector<std::string>& args, const std::string& out_path,
+                      const std::string& err_path,
+                      const std::vector<std::pair<std::string, std::string>>& env = {});
+// Waits for pid: its exit status, or 128 + signal.
+int wait_exit(pid_t pid);
 
 // A loop device the test made; REQUIREs that creation worked.
 diskprobe::LoopDevice make_loop(uint64_t size_bytes = 64ull << 20, bool read_only = false);

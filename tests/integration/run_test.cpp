@@ -37,27 +37,10 @@ struct TempDir {
 
 // Starts diskprobe with TMPDIR set, returns its pid; stdout/stderr go to files in `dir`.
 pid_t spawn(const std::vector<std::string>& args, const std::string& tmpdir, const std::string& logdir) {
-  pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::setenv("TMPDIR", tmpdir.c_str(), 1);
-    std::string out = logdir + "/out", err = logdir + "/err";
-    REQUIRE(std::freopen(out.c_str(), "w", stdout) != nullptr);
-    REQUIRE(std::freopen(err.c_str(), "w", stderr) != nullptr);
-    std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(DISKPROBE_BIN, argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return testing::spawn_diskprobe(args, logdir + "/out", logdir + "/err", {{"TMPDIR", tmpdir}});
 }
 
-int wait_exit(pid_t pid) {
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::wait_exit;
 
 // Waits until the running diskprobe has made its scratch device and started measuring.
 std::string wait_for_scratch(const std::string& tmpdir) {

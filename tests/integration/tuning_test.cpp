@@ -222,19 +222,7 @@ struct Cli {
 
   // Starts diskprobe with its streams in files; returns its pid.
   pid_t spawn(const std::vector<std::string>& args) const {
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::setenv("DISKPROBE_JOURNAL", j.path.c_str(), 1);
-      if (!std::freopen(out().c_str(), "w", stdout) || !std::freopen(err().c_str(), "w", stderr))
-        ::_exit(126);
-      std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(DISKPROBE_BIN, argv.data());
-      ::_exit(127);
-    }
-    return pid;
+    return testing::spawn_diskprobe(args, out(), err(), {{"DISKPROBE_JOURNAL", j.path}});
   }
   // Starts any command (argv[0] looked up in PATH) the same way.
   pid_t spawn_cmd(const std::vector<std::string>& cmd) const {
@@ -268,11 +256,7 @@ void abandon(pid_t pid, const Cli& cli) {
   cli.run({"tune", "--restore"});
 }
 
-int wait_exit(pid_t pid) {
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+using testing::wait_exit;
 
 // Polls `ready` for up to 30 s (a loaded 2-CPU machine starts processes slowly); false if the
 // process ended first or the time ran out.

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "diskprobe/core/histogram.h"
+#include "exact_percentile.h"
 
 using diskprobe::Histogram;
 
@@ -41,14 +42,6 @@ std::vector<uint64_t> known_sample(size_t n, uint64_t seed) {
     }
   }
   return v;
-}
-
-// fio's definition, as Histogram::percentile documents it: the sample of rank ceil(p/100*n).
-uint64_t exact_percentile(const std::vector<uint64_t>& sorted, double p) {
-  double threshold = p * static_cast<double>(sorted.size()) / 100.0;
-  auto rank = static_cast<size_t>(std::ceil(threshold * (1.0 - 1e-12)));
-  rank = std::clamp<size_t>(rank, 1, sorted.size());
-  return sorted[rank - 1];
 }
 
 const double kReported[] = {1,  5,  10, 20, 30,   40,   50,    60,    70,

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "diskprobe/core/histogram.h"
+#include "exact_percentile.h"
 
 using diskprobe::Histogram;
 
@@ -34,14 +35,6 @@ std::vector<uint64_t> lognormal_sample(size_t n, uint64_t seed) {
     v.push_back(static_cast<uint64_t>(std::exp(std::log(25000.0) + 0.6 * z)));
   }
   return v;
-}
-
-// fio's definition, the one Histogram::percentile documents: the sample of rank ceil(p/100*n).
-uint64_t exact_percentile(const std::vector<uint64_t>& sorted, double p) {
-  double threshold = p * static_cast<double>(sorted.size()) / 100.0;
-  auto rank = static_cast<size_t>(std::ceil(threshold * (1.0 - 1e-12)));
-  rank = std::clamp<size_t>(rank, 1, sorted.size());
-  return sorted[rank - 1];
 }
 
 const double kPercentiles[] = {0,  1,  5,  10, 20,   30,   40,    50,    60, 70,
