@@ -163,4 +163,8 @@ uint32_t block_checksum(const uint8_t* block, size_t len) {
   return crc32c(c, block + kBlockHeaderCrcOffset + 4, len - kBlockHeaderCrcOffset - 4);
 }
 
+void store_block_checksum(uint8_t* block, size_t len) {
+  put<uint32_t>(block + kBlockHeaderCrcOffset, block_checksum(block, len));
+}
+
 }  // namespace diskprobe

@@ -244,10 +244,7 @@ class Workload {
     h.offset = offset;
     h.seq = ++write_seq_;
     encode_block_header(buf, h);  // bs >= 512 > kBlockHeaderBytes: validate() guarantees it
-    if (p_.verify) {
-      h.crc32c = block_checksum(buf, p_.bs[1]);
-      encode_block_header(buf, h);
-    }
+    if (p_.verify) store_block_checksum(buf, p_.bs[1]);  // only the crc field changes
   }
 
   void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }

@@ -59,4 +59,8 @@ bool crc32c_is_hardware();
 // field read as zero.
 uint32_t block_checksum(const uint8_t* block, size_t len);
 
+// Computes block_checksum() of a block whose header is already encoded and stores it in the
+// header's crc field (len >= kBlockHeaderBytes).
+void store_block_checksum(uint8_t* block, size_t len);
+
 }  // namespace diskprobe
