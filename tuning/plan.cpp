@@ -70,9 +70,38 @@ std::string queue_words(const Irq& irq) {
                            : "the completion interrupt of all its hardware queues";
 }
 
+// A bio-based device (no blk-mq hardware queues: zram, brd) has no completion interrupt:
+// the kernel does its I/O in the submitting job's own context, inline or in the io_uring
+// io-wq worker threads the job's ring starts, which take the job's CPU affinity. So the
+// job's CPU is the completion CPU: one pinned job keeps submission, device work and
+// completion on one CPU instead of waking a worker and then the job across CPUs (on a 2-vCPU
+// guest, zram 4k QD1 reads: ~6 us pinned against ~40 us unpinned on an idle machine).
+// Jobs spread over the online CPUs, CPU 0 last (it takes most of the machine's interrupts).
+void plan_bio_based(const Topology& t, unsigned jobs, Plan& p) {
+  std::vector<int> cpus = t.online_cpus;
+  std::stable_partition(cpus.begin(), cpus.end(), [](int c) { return c != 0; });
+  if (cpus.empty()) {
+    p.notes.push_back(t.device + " has no completion interrupt and the online CPUs are unknown: running unpinned");
+    return;
+  }
+  for (unsigned j = 0; j < jobs; ++j) {
+    int cpu = cpus[j % cpus.size()];
+    p.cpus[j] = cpu;
+    p.pins.push_back({static_cast<int>(j), cpu, -1, -1, ""});
+    p.notes.push_back("pinned job " + std::to_string(j) + " to CPU " + std::to_string(cpu) + ": " + t.device +
+                      " is bio-based with no completion interrupt, so its I/O completes in the job's own "
+                      "context (io_uring workers take the job's CPU) and the whole path stays on that CPU");
+  }
+  if (jobs > cpus.size()) {
+    p.notes.push_back("warning: " + std::to_string(jobs) + " jobs on " + std::to_string(cpus.size()) +
+                      " online CPU(s): jobs share them round-robin");
+  }
+}
+
 void plan_irq(const Topology& t, unsigned jobs, Plan& p) {
   if (!t.has_interrupts()) {
-    std::string why = t.driver == "loop" || t.driver == "zram" ? " (" + t.driver + " device)" : "";
+    if (t.hw_queues.empty()) return plan_bio_based(t, jobs, p);
+    std::string why = t.driver == "loop" ? " (loop device)" : "";
     p.notes.push_back(t.device + " has no completion interrupt" + why + ": running unpinned");
     return;
   }
@@ -272,7 +301,10 @@ Plan make_plan(const Topology& topo, const JobSpec& spec) {
   p.cpus.assign(jobs, -1);
   if (spec.host.rq_affinity) {
     int v = *spec.host.rq_affinity;
-    if (v >= 0 && v <= 2) {
+    if (!topo.has_rq_affinity) {
+      p.notes.push_back(topo.device + " has no queue/rq_affinity (a bio-based device: no blk-mq completion to "
+                        "steer): rq_affinity " + std::to_string(v) + " left alone");
+    } else if (v >= 0 && v <= 2) {
       p.queue.push_back({"rq_affinity", std::to_string(v)});
     } else {
       p.notes.push_back("rq_affinity " + std::to_string(v) + " ignored: the kernel takes 0, 1 or 2");

@@ -404,6 +404,7 @@ Result<Topology> read_topology(const SysRoot& root, const BlockDevice& dev) {
     if (auto n = to_int(*nr)) t.nr_requests = *n;
   }
   if (auto wc = root.read_sys("block/" + t.device + "/queue/write_cache")) t.write_cache = *wc;
+  t.has_rq_affinity = static_cast<bool>(root.read_sys("block/" + t.device + "/queue/rq_affinity"));
   mark_poll_queues(t);
   t.host = read_host_facts(root, default_os_release_path(root));
   for (int cpu : t.online_cpus) {

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -353,6 +354,37 @@ TEST_CASE("a loop device has no interrupts and runs unpinned", "[tuning]") {
   // Two jobs on a 2-CPU host: CPU 1, then CPU 0 rather than both on CPU 1.
   Plan hw = make_plan(t, spec_with(PinPolicy::HwQueues, 2));
   CHECK(hw.cpus == std::vector<int>{1, 0});
+}
+
+// ---- (d2) zram: bio-based, no interrupts, completions in the job's own context ----
+
+TEST_CASE("a zram device (bio-based, no interrupt) pins each job to a CPU of its own, CPU 0 last",
+          "[tuning]") {
+  Topology t = topo_of("zram-bio", "zram1");  // captured from this VM with capture.sh
+  CHECK(t.driver == "zram");
+  CHECK(t.hw_queues.empty());
+  CHECK_FALSE(t.has_interrupts());
+  REQUIRE(t.online_cpus == std::vector<int>{0, 1});
+  Plan p = make_plan(t, latency_spec());
+  CHECK(p.cpus == std::vector<int>{1});
+  REQUIRE(p.pins.size() == 1);
+  CHECK(p.pins[0].cpu == 1);
+  CHECK(p.pins[0].irq == -1);
+  REQUIRE_FALSE(p.notes.empty());
+  CHECK(any_contains(p.notes, "pinned job 0 to CPU 1: zram1 is bio-based with no completion interrupt"));
+  // zram has no queue/rq_affinity: the latency profile's rq_affinity=2 is left alone, not
+  // planned (setting it would fail with ENOENT and end the run).
+  CHECK_FALSE(t.has_rq_affinity);
+  CHECK(std::none_of(p.queue.begin(), p.queue.end(), [](const auto& q) { return q.attribute == "rq_affinity"; }));
+  CHECK(any_contains(p.notes, "zram1 has no queue/rq_affinity"));
+  CHECK(topo_of("loop-no-irq", "loop0").has_rq_affinity);
+  // Three jobs on two CPUs: spread, then shared round-robin with a warning.
+  Plan three = make_plan(t, spec_with(PinPolicy::Irq, 3));
+  CHECK(three.cpus == std::vector<int>{1, 0, 1});
+  CHECK(any_contains(three.notes, "warning: 3 jobs on 2 online CPU(s)"));
+  // Only the irq (latency) policy pins: an IOPS profile's "none" leaves the io-wq workers free
+  // to spread over every CPU.
+  CHECK(make_plan(t, spec_with(PinPolicy::None, 1)).cpus == std::vector<int>{-1});
 }
 
 // ---- (e) an old kernel: virtio1-requests, no mq/, no effective_affinity_list ----

@@ -67,6 +67,7 @@ struct Topology {
   std::vector<std::string> schedulers;  // every scheduler queue/scheduler offers
   int nr_requests = -1;                 // queue/nr_requests: tags per hardware queue; -1 unknown
   std::string write_cache;              // queue/write_cache: "write back", "write through", ""
+  bool has_rq_affinity = true;          // queue/rq_affinity exists (not on bio-based zram)
   HostFacts host;
   bool has_interrupts() const;  // any Queue interrupt
 };
