@@ -259,6 +259,13 @@ def bench_device(kind, args, workloads):
     size = parse_size(args.size)
     dev = make_zram(size) if kind == "zram" else make_loop(size)
     print(f"\n## {kind}: {dev} ({args.size})")
+    busy0 = cpu_busy_s()
+    time.sleep(1.0)
+    idle_busy = cpu_busy_s() - busy0
+    if idle_busy > 0.05:
+        # Another process's CPU time lands in every "kernel CPU/IO" figure and lowers the ceiling.
+        print(f"warning: the machine was {idle_busy * 100:.0f}% of a CPU busy before any tool ran: "
+              "the kernel CPU/IO and ceiling figures include that load; rerun on a quiet machine")
     sys.stdout.flush()
     results = {}
     for w in workloads:
