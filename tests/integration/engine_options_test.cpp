@@ -235,3 +235,21 @@ TEST_CASE("--directory on XFS (the EBS seed's run): one O_DIRECT file per job, r
   CHECK(j["errors"]["count"] == 0);
   CHECK(fs::is_empty(mnt.path));
 }
+
+TEST_CASE("fio spellings end to end: --filename is the DEVICE, --name labels the job, psync is the sync engine") {
+  auto loop = testing::make_loop(16 << 20);
+  auto r = run_diskprobe({"run", "--profile", "essd-plx-latency", "-filename=" + loop.path(), "--name", "pasted",
+                          "-ioengine=psync", "-time_based=0", "-runtime=0", "--size=1M", "--offset", "8M", "--no-tune",
+                          "--group-reporting=0", "--output-format", "json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["device"] == loop.path());
+  CHECK(j["job"]["name"] == "pasted");
+  CHECK(j["job"]["engine"] == "sync");
+  CHECK(j["write"]["ios"] == 256);
+
+  auto bad = run_diskprobe({"run", "--profile", "essd-plx-latency", "--filename", loop.path(), "--ioengine=libaio"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("--ioengine libaio"));
+}
