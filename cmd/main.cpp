@@ -265,7 +265,7 @@ int run_outcome(const Results& r) {
     const auto& m = r.verify.first.front();
     return fail(kRuntime, "verify: " + std::to_string(r.verify.mismatches) + " of " +
                               std::to_string(r.verify.blocks_checked) + " blocks did not match; first at offset " +
-                              std::to_string(m.offset) + ": " + m.reason);
+                              std::to_string(m.offset) + ": " + mismatch_text(m));
   }
   if (r.errors.stopped) return fail(kRuntime, r.errors.stop_reason);
   size_t unmet = 0;

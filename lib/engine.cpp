@@ -262,7 +262,13 @@ class Workload {
   // (short_result). slat and clat run from its first submission.
   void completed(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t slat, uint64_t clat,
                  ptrdiff_t second) {
-    if (p_.verify && bytes == p_.bs[write]) verified(write, offset, buf);
+    if (p_.verify) {
+      if (bytes == p_.bs[write]) {
+        verified(write, offset, buf);
+      } else if (write) {
+        unlog(offset);
+      }
+    }
     if (second < 0) return;  // ramp: not measured
     DirectionStats& d = write ? out_.write : out_.read;
     d.ios++;
@@ -280,6 +286,7 @@ class Workload {
       e.first_offset = offset;
     }
     (err == EIO ? e.eio : err == ENOSPC ? e.enospc : e.other).add(offset);
+    if (write) unlog(offset);
     if (!io_error_allowed(write)) {
       stop_on(std::string(write ? "write" : "read") + " error (" + std::strerror(err) + ") at offset " +
               std::to_string(offset));
@@ -298,6 +305,17 @@ class Workload {
               std::to_string(done) + " of " + std::to_string(p_.bs[write]) + " bytes, then 0: end of file?)");
     }
     return false;
+  }
+
+  // A write issued but never completed whole (failed, short, dropped at the stop): its block
+  // holds what it held, or half of each, so the verify pass leaves it out.
+  void unlog(uint64_t offset) {
+    if (written_) written_->clear((offset - p_.region_start) / p_.bs[1]);
+  }
+
+  // An I/O left unsent at the stop (-EAGAIN'd, not sent again).
+  void dropped(bool write, uint64_t offset) {
+    if (write) unlog(offset);
   }
 
   // -EAGAIN: the I/O is sent again; counted so a report shows the device pushed back.
@@ -325,6 +343,7 @@ class Workload {
     for (auto* d : {&out_.read, &out_.write}) {
       if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
     }
+    record_write_order();
   }
 
  private:
@@ -364,6 +383,18 @@ class Workload {
         stop_on("verify mismatch at offset " + std::to_string(offset) + ": " + why);
       }
     }
+  }
+
+  // For the verify pass: how this job's writes walked the region (see WriteOrder), when it is
+  // the file's only writer and its writes follow an order (not norandommap).
+  void record_write_order() {
+    if (!written_ || written_->writers != 1 || (random_ && !p_.randommap)) return;
+    WriteOrder& o = written_->order;
+    o.kind = random_ ? WriteOrder::Kind::Permutation : WriteOrder::Kind::Sequential;
+    o.nblocks = p_.nblocks_dir[1];
+    o.writes = write_seq_;
+    o.in_flight = p_.slots;
+    if (random_) o.perm = perm_[1];
   }
 
   static uint64_t seed(const JobSpec& s, unsigned job) {
@@ -663,6 +694,7 @@ class UringJob {
         }
       }
       if (run_.stopping) {
+        for (uint32_t i = 0; i < nretry_; ++i) work.dropped(slots_[retry_[i]].write, slots_[retry_[i]].offset);
         nfree_ += nretry_;  // stopping: -EAGAIN'd I/Os are dropped, not resent
         nretry_ = 0;
       }
@@ -788,6 +820,7 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
     }
     run.check(t, out);
   }
+  if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
   run.finish(t, out);
   return Ok{};
 }
@@ -911,6 +944,7 @@ std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsign
       it = maps.end() - 1;
     }
     plan.written[j] = it->get();
+    (*it)->writers++;
   }
   return maps;
 }
@@ -1106,7 +1140,10 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     break;
   }
   r.verified = plan.verify_reads;
-  if (plan.track_writes && !r.interrupted) verify_pass(plan, written_maps, opts.stop, r);
+  if (plan.track_writes && !r.interrupted) {
+    if (opts.before_verify) opts.before_verify();
+    verify_pass(plan, written_maps, opts.stop, r);
+  }
   r.aggregate();
   return r;
 }

@@ -396,7 +396,13 @@ json verify_json(const Results& r) {
   if (!r.verified && r.spec.verify == VerifyKind::None) return nullptr;
   json first = json::array();
   for (const auto& m : r.verify.first) {
-    first.push_back({{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}});
+    json one = {{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}};
+    if (m.seq) {  // stale: the write found and the last one written there
+      one["seq"] = m.seq;
+      one["expected_seq"] = m.expected_seq;
+      one["expected_seq_is_lower_bound"] = m.expected_at_least;
+    }
+    first.push_back(one);
   }
   return {{"kind", std::string(to_string(r.spec.verify))},
           {"blocks_checked", r.verify.blocks_checked},
@@ -432,7 +438,7 @@ void verify_text(std::string& out, const Results& r) {
           static_cast<unsigned long long>(v.blocks_checked), static_cast<unsigned long long>(v.mismatches));
   for (const auto& m : v.first) {
     appendf(out, "    mismatch: job %u, offset %llu: %s\n", m.job, static_cast<unsigned long long>(m.offset),
-            m.reason);
+            mismatch_text(m).c_str());
   }
   if (v.mismatches > v.first.size()) {
     appendf(out, "    ... and %llu more\n", static_cast<unsigned long long>(v.mismatches - v.first.size()));
