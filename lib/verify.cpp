@@ -62,9 +62,10 @@ const char* WriteOrder::check(uint64_t block, uint64_t seq, bool exact, uint64_t
   if (found_pass == pass) return nullptr;  // each pass writes a block once: this is that write
   const uint64_t index = perm.index_of(block, !in_last);
   const uint64_t found_place = (seq - 1) % n;
-  if (found_pass + 1 == pass && found_place + in_flight > n) {
-    // Both writes may have been in flight together: within in_flight seqs of each other.
-    uint64_t room = uint64_t{in_flight} + found_place - n;
+  // Both writes may have been in flight together (seqs closer than in_flight): either may
+  // have landed last. last - seq < in_flight <=> the block's place in its pass < room.
+  if (found_pass < pass && found_place + in_flight > (pass - found_pass) * n) {
+    uint64_t room = found_place + in_flight - (pass - found_pass) * n;
     if (perm.place_of(index, !in_last, room) < room) return nullptr;
   }
   const bool walk = exact && index <= kMaxPlaceWalk;

@@ -171,3 +171,20 @@ TEST_CASE("verify: an older write of this run left at an offset (the last write 
     CHECK_THAT(mismatch_text(r->verify.first[0]), Contains("seq not written to this offset: seq 5"));
   }
 }
+
+TEST_CASE("verify: a region smaller than iodepth (writes to one block in flight together) finds no stale block") {
+  SKIP_WITHOUT_URING();
+  for (RwMode rw : {RwMode::Write, RwMode::RandWrite}) {
+    INFO(to_string(rw));
+    File f(4 * kBs);
+    auto spec = verified_write(rw, 200 * kBs);
+    spec.size = 4 * kBs;
+    spec.iodepth = 32;
+    for (int i = 0; i < 5; ++i) {
+      auto r = run_with(spec, f, nullptr);
+      REQUIRE(r.ok());
+      CHECK(r->verify_pass.blocks_checked == 4);
+      CHECK(r->verify.mismatches == 0);
+    }
+  }
+}
