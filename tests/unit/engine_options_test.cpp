@@ -2,11 +2,13 @@
 // cpus_allowed, errors and continue_on_error, verify, sqpoll/hipri, file and directory
 // targets. Regular files in /var/tmp; no root.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <liburing.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -275,6 +277,50 @@ TEST_CASE("engine: short reads are resubmitted for the rest, so every I/O moves 
     CHECK_FALSE(r->errors.stopped);
     CHECK(r->read.ios == 256);
     CHECK(r->read.bytes == 1 << 20);  // without the resubmission: ~1% less
+  }
+}
+
+TEST_CASE("engine: a short write sends its rest again (RLIMIT_FSIZE cuts the write, the rest gets EFBIG)") {
+  // The file size limit trims a write that crosses it to the bytes below it (a real short
+  // write); the rest, sent again from the limit, fails with EFBIG. Without the resubmission
+  // block 128 would count as one short write and no error.
+  struct FsizeLimit {
+    rlimit old{};
+    void (*old_handler)(int) = SIG_DFL;
+    explicit FsizeLimit(rlim_t limit) {
+      REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+      old_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+      rlimit l = old;
+      l.rlim_cur = limit;
+      REQUIRE(::setrlimit(RLIMIT_FSIZE, &l) == 0);
+    }
+    ~FsizeLimit() {
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      std::signal(SIGXFSZ, old_handler);
+    }
+  };
+  File f(1 << 20);
+  for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
+    if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
+    INFO("engine " << to_string(engine));
+    auto spec = sized(RwMode::Write, 1 << 20);
+    spec.direct = false;
+    spec.engine = engine;
+    spec.iodepth = 1;
+    spec.continue_on_error = ContinueOnError::Write;
+    Result<Results> r = make_error("not run");
+    {
+      FsizeLimit limit((512 << 10) + 1000);
+      r = run_jobs(spec, f.target(), EngineOptions{});
+    }
+    REQUIRE(r.ok());
+    CHECK(r->errors.short_write.count == 1);
+    CHECK(r->errors.short_write.first_offset == 512 << 10);
+    CHECK(r->errors.first_errno == EFBIG);
+    CHECK(r->errors.first_offset == 512 << 10);
+    CHECK(r->errors.other.count == 128);  // block 128's rest, then blocks 129..255
+    CHECK(r->write.ios == 128);
+    CHECK(r->write.bytes == 128 * 4096);
   }
 }
 
