@@ -149,8 +149,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     } else if (const char* why = w.rfind("--", 0) == 0 ? fio_without_meaning(w.substr(2)) : nullptr) {
       error = w + " has no meaning for diskprobe (" + why + "): drop it";
       return std::nullopt;
-    }
-    else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
+    } else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
       if (!inline_value && is_switch(w.substr(2)) && (i + 1 >= words.size() || !is_bool_word(words[i + 1]))) {

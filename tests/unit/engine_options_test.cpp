@@ -2,8 +2,8 @@
 // cpus_allowed, errors and continue_on_error, verify, sqpoll/hipri, file and directory
 // targets. Regular files in /var/tmp; no root.
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <liburing.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,6 +56,15 @@ JobSpec sized(RwMode rw, uint64_t size) {
   s.runtime_s = 0;
   s.size = size;
   s.direct = true;
+  return s;
+}
+
+// 1 MiB through the page cache, one I/O at a time, on `engine`.
+JobSpec one_at_a_time(RwMode rw, EngineKind engine) {
+  auto s = sized(rw, 1 << 20);
+  s.direct = false;
+  s.engine = engine;
+  s.iodepth = 1;
   return s;
 }
 
@@ -264,10 +273,8 @@ TEST_CASE("engine: short reads are resubmitted for the rest, so every I/O moves 
   for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
     if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
     INFO("engine " << to_string(engine));
-    auto spec = sized(RwMode::Read, 1 << 20);
-    spec.direct = false;
-    spec.engine = engine;
-    spec.iodepth = 1;  // the seq_file reads on sequentially; out of order it rereads from the start
+    // iodepth 1: the seq_file reads on sequentially; out of order it rereads from the start.
+    auto spec = one_at_a_time(RwMode::Read, engine);
     Target t{path, 1 << 20, 512};
     auto r = run_jobs(spec, t, EngineOptions{});
     REQUIRE(r.ok());
@@ -303,10 +310,7 @@ TEST_CASE("engine: a short write sends its rest again (RLIMIT_FSIZE cuts the wri
   for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
     if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
     INFO("engine " << to_string(engine));
-    auto spec = sized(RwMode::Write, 1 << 20);
-    spec.direct = false;
-    spec.engine = engine;
-    spec.iodepth = 1;
+    auto spec = one_at_a_time(RwMode::Write, engine);
     spec.continue_on_error = ContinueOnError::Write;
     Result<Results> r = make_error("not run");
     {
