@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "diskprobe/profiles/profiles.h"
@@ -20,8 +21,51 @@ bool is_override(const std::string& key) {
 // Boolean workload options fio accepts without a value.
 bool is_switch(const std::string& key) {
   static const std::set<std::string> kSwitches = {"norandommap", "time_based", "refill_buffers", "direct",
-                                                  "randrepeat",  "sqpoll",     "hipri",          "do_verify"};
+                                                  "randrepeat",  "sqpoll",     "hipri",          "do_verify",
+                                                  "group_reporting"};
   return kSwitches.count(key) > 0;
+}
+
+// fio options diskprobe has no use for: a one-line reason each, so a pasted fio line fails
+// with what to drop rather than "unknown option".
+const char* fio_without_meaning(const std::string& key) {
+  static const std::map<std::string, const char*> kReasons = {
+      {"gtod_reduce", "diskprobe always measures latency and reads the clock once per batch"},
+      {"iodepth_batch_submit", "diskprobe submits every free slot in one io_uring_enter"},
+      {"iodepth_batch", "diskprobe submits every free slot in one io_uring_enter"},
+      {"iodepth_batch_complete_min", "diskprobe reaps every completion there is in one batch"},
+      {"iodepth_batch_complete_max", "diskprobe reaps every completion there is in one batch"},
+      {"iodepth_batch_complete", "diskprobe reaps every completion there is in one batch"},
+      {"fixedbufs", "diskprobe always registers its buffers"},
+      {"registerfiles", "diskprobe always registers its file"},
+  };
+  auto it = kReasons.find(key);
+  return it == kReasons.end() ? nullptr : it->second;
+}
+
+// fio's spellings of an option word: "-direct=1" (one dash) is "--direct=1", and dashes in a
+// fio option's name are underscores ("--time-based" is "--time_based"). diskprobe's own
+// options ("--no-tune") are left alone.
+std::string fio_spelling(const std::string& w) {
+  if (w.size() < 3 || w[0] != '-') return w;
+  std::string name = w[1] == '-' ? w.substr(2) : w.substr(1);
+  std::string rest;
+  if (auto eq = name.find('='); eq != std::string::npos) {
+    rest = name.substr(eq);
+    name = name.substr(0, eq);
+  }
+  std::string key = name;
+  std::replace(key.begin(), key.end(), '-', '_');
+  static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "group_reporting", "directory"};
+  if (is_override(key) || kFioOnly.count(key) || fio_without_meaning(key)) return "--" + key + rest;
+  return w;
+}
+
+// fio's ioengine as diskprobe's engine; nullopt = not one diskprobe has.
+std::optional<std::string> engine_for(const std::string& ioengine) {
+  if (ioengine == "io_uring") return "io_uring";
+  if (ioengine == "sync" || ioengine == "psync") return "sync";  // pread/pwrite either way
+  return std::nullopt;
 }
 
 bool is_bool_word(const std::string& w) {
@@ -35,7 +79,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
   Args a;
   std::vector<std::string> words(argv + 1, argv + argc);
   for (size_t i = 0; i < words.size(); ++i) {
-    std::string w = words[i];
+    std::string w = fio_spelling(words[i]);
     std::optional<std::string> inline_value;
     if (w.rfind("--", 0) == 0) {
       if (auto eq = w.find('='); eq != std::string::npos) {
@@ -90,7 +134,22 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--tolerance") ok = value(a.tolerance);
     else if (w == "--report") ok = value(a.report_file);
     else if (w == "--max-regression") ok = value(a.max_regression);
-    else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
+    else if (w == "--name") ok = value(a.name);
+    else if (w == "--filename") ok = value(a.filename);
+    else if (w == "--ioengine") {
+      std::string v;
+      ok = value(v);
+      auto engine = engine_for(v);
+      if (ok && !engine) {
+        error = "--ioengine " + v + ": diskprobe runs io_uring (also for libaio's job lines: --ioengine io_uring) " +
+                "or sync/psync (pread/pwrite)";
+        return std::nullopt;
+      }
+      if (ok) a.overrides["engine"] = *engine;
+    } else if (const char* why = w.rfind("--", 0) == 0 ? fio_without_meaning(w.substr(2)) : nullptr) {
+      error = w + " has no meaning for diskprobe (" + why + "): drop it";
+      return std::nullopt;
+    } else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
       if (!inline_value && is_switch(w.substr(2)) && (i + 1 >= words.size() || !is_bool_word(words[i + 1]))) {
@@ -112,6 +171,10 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       a.positional.push_back(w);
     }
     if (!ok) return std::nullopt;
+  }
+  if (!a.filename.empty() && !a.positional.empty() && a.command == "run" && a.positional[0] != a.filename) {
+    error = "--filename " + a.filename + " and DEVICE " + a.positional[0] + " name two targets: give one";
+    return std::nullopt;
   }
   if (a.paranoid && a.no_paranoid) {
     error = "--paranoid and --no-paranoid contradict each other: give one";
@@ -165,7 +228,9 @@ OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ra
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
   --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri
-  --continue_on_error --verify --do_verify --percentiles (bs=4k,16k: reads,writes; size=50%)
+  --continue_on_error --verify --do_verify --percentiles --group_reporting (bs=4k,16k:
+  reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
+  --filename DEVICE, --ioengine io_uring|sync|psync
 --directory DIR runs on one file of `size` per job in DIR (a filesystem), removed after the
   run unless --keep-files; a regular file works as DEVICE too.
 check and run sample a device of 1 GiB or more for data with no signature before writing

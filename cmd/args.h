@@ -31,6 +31,8 @@ struct Args {
   std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
   std::string report_file;                // run --report FILE.html
   std::string max_regression;             // compare --max-regression 5%
+  std::string name;                       // run --name NAME (fio's): the job name in reports
+  std::string filename;                   // run --filename PATH (fio's): the DEVICE
 };
 
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.

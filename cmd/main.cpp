@@ -141,6 +141,7 @@ Result<JobSpec> spec_from(const cli::Args& a, std::string_view name) {
   if (!spec) return spec;
   auto st = profiles::apply_overrides(*spec, a.overrides);
   if (!st) return make_error(st.error());
+  if (!a.name.empty()) spec->name = a.name;  // fio's --name labels the job in the report
   return spec;
 }
 
@@ -264,7 +265,7 @@ int run_outcome(const Results& r) {
     const auto& m = r.verify.first.front();
     return fail(kRuntime, "verify: " + std::to_string(r.verify.mismatches) + " of " +
                               std::to_string(r.verify.blocks_checked) + " blocks did not match; first at offset " +
-                              std::to_string(m.offset) + ": " + m.reason);
+                              std::to_string(m.offset) + ": " + mismatch_text(m));
   }
   if (r.errors.stopped) return fail(kRuntime, r.errors.stop_reason);
   size_t unmet = 0;
@@ -316,7 +317,9 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
 
 // The scratch device, the held preflight claim and the tuning guard live until the report is
 // written; their destructors run on every return path.
-int cmd_run(const cli::Args& a, const SysRoot& root) {
+int cmd_run(const cli::Args& args, const SysRoot& root) {
+  cli::Args a = args;
+  if (!a.filename.empty() && a.positional.empty()) a.positional.push_back(a.filename);  // fio's --filename
   if (a.profile.empty()) return fail(kUsage, "run needs --profile NAME: see 'diskprobe profiles'");
   if (!a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) {
     return fail(kUsage, "give either --directory DIR, a DEVICE or --scratch SIZE, not more than one");

@@ -258,17 +258,21 @@ class Workload {
     return static_cast<ptrdiff_t>(sec);
   }
 
-  void completed(bool write, int res, uint64_t offset, const uint8_t* buf, uint64_t slat, uint64_t clat,
+  // One I/O is over with `bytes` transferred: bs, or fewer when a zero-byte result ended it
+  // (short_result). slat and clat run from its first submission.
+  void completed(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t slat, uint64_t clat,
                  ptrdiff_t second) {
-    if (static_cast<uint32_t>(res) != p_.bs[write]) {
-      short_io(write, offset);
-    } else if (p_.verify) {
-      verified(write, offset, buf);
+    if (p_.verify) {
+      if (bytes == p_.bs[write]) {
+        verified(write, offset, buf);
+      } else if (write) {
+        unlog(offset);
+      }
     }
     if (second < 0) return;  // ramp: not measured
     DirectionStats& d = write ? out_.write : out_.read;
     d.ios++;
-    d.bytes += static_cast<uint64_t>(res);
+    d.bytes += bytes;
     d.slat.record(slat);
     d.clat.record(clat);
     d.lat.record(slat + clat);
@@ -282,10 +286,36 @@ class Workload {
       e.first_offset = offset;
     }
     (err == EIO ? e.eio : err == ENOSPC ? e.enospc : e.other).add(offset);
+    if (write) unlog(offset);
     if (!io_error_allowed(write)) {
       stop_on(std::string(write ? "write" : "read") + " error (" + std::strerror(err) + ") at offset " +
               std::to_string(offset));
     }
+  }
+
+  // A completion of `res` bytes left the I/O at offset short after `done` earlier bytes.
+  // Counted once per I/O however many pieces it takes; true = send the rest. A zero-byte
+  // result (end of file) would repeat forever: it ends the I/O as a short I/O error, which
+  // continue_on_error decides on like any I/O error.
+  bool short_result(bool write, uint64_t offset, uint32_t done, uint32_t res) {
+    if (done == 0) short_io(write, offset);
+    if (res > 0) return true;
+    if (!io_error_allowed(write)) {
+      stop_on(std::string(write ? "write" : "read") + " at offset " + std::to_string(offset) + " came back short (" +
+              std::to_string(done) + " of " + std::to_string(p_.bs[write]) + " bytes, then 0: end of file?)");
+    }
+    return false;
+  }
+
+  // A write issued but never completed whole (failed, short, dropped at the stop): its block
+  // holds what it held, or half of each, so the verify pass leaves it out.
+  void unlog(uint64_t offset) {
+    if (written_) written_->clear((offset - p_.region_start) / p_.bs[1]);
+  }
+
+  // An I/O left unsent at the stop (-EAGAIN'd, not sent again).
+  void dropped(bool write, uint64_t offset) {
+    if (write) unlog(offset);
   }
 
   // -EAGAIN: the I/O is sent again; counted so a report shows the device pushed back.
@@ -313,6 +343,7 @@ class Workload {
     for (auto* d : {&out_.read, &out_.write}) {
       if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
     }
+    record_write_order();
   }
 
  private:
@@ -354,6 +385,18 @@ class Workload {
     }
   }
 
+  // For the verify pass: how this job's writes walked the region (see WriteOrder), when it is
+  // the file's only writer and its writes follow an order (not norandommap).
+  void record_write_order() {
+    if (!written_ || written_->writers != 1 || (random_ && !p_.randommap)) return;
+    WriteOrder& o = written_->order;
+    o.kind = random_ ? WriteOrder::Kind::Permutation : WriteOrder::Kind::Sequential;
+    o.nblocks = p_.nblocks_dir[1];
+    o.writes = write_seq_;
+    o.in_flight = p_.slots;
+    if (random_) o.perm = perm_[1];
+  }
+
   static uint64_t seed(const JobSpec& s, unsigned job) {
     uint64_t base = s.randrepeat
                         ? s.randseed
@@ -391,6 +434,7 @@ struct Slot {
   uint64_t t_prep = 0;
   uint64_t t_submit = 0;
   unsigned buf_index = 0;  // registered buffer (chunk) that holds `buf`
+  uint32_t done = 0;       // bytes of this I/O already transferred (short I/O: the rest goes again)
   bool write = false;
   bool held_read_data = false;  // the last I/O in this buffer was a read
 };
@@ -513,6 +557,7 @@ class JobStackSize {
 
 // Starts a new I/O in `sl`: direction, offset and, for a write, its data.
 void start_io(Workload& work, Slot& sl) {
+  sl.done = 0;
   work.next(&sl.write, &sl.offset);
   if (sl.write) {
     work.prepare_write(sl.buf, sl.offset, sl.held_read_data);
@@ -520,6 +565,15 @@ void start_io(Workload& work, Slot& sl) {
   } else {
     sl.held_read_data = true;
   }
+}
+
+// fio's short I/O handling: a completion of `res` bytes, fewer than the I/O's `bs`, sends the
+// rest again (buffer and offset advanced by what was done) until the I/O is whole. True when
+// the I/O in `sl` is over: whole, or ended short by a zero-byte result; sl.done is its bytes.
+bool io_over(Workload& work, Slot& sl, uint32_t bs, uint32_t res) {
+  sl.done += res;
+  if (sl.done >= bs) [[likely]] return true;
+  return !work.short_result(sl.write, sl.offset, sl.done - res, res);
 }
 
 // ---- io_uring engine -------------------------------------------------------------------
@@ -585,6 +639,7 @@ class UringJob {
     slots_.resize(plan_.slots);
     free_.resize(plan_.slots);
     retry_.resize(plan_.slots);
+    rest_.resize(plan_.slots);
     batch_.resize(plan_.slots);
     for (uint32_t i = 0; i < plan_.slots; ++i) {
       slots_[i].buf = buffers + size_t{i} * plan_.slot_stride;
@@ -614,13 +669,16 @@ class UringJob {
     uint64_t t_reaped = now_ns();
     for (;;) {
       unsigned nbatch = 0;
-      if (!run_.stopping && (nretry_ > 0 || (nfree_ > 0 && !work.exhausted()))) {
+      // The rest of a short I/O goes out even when stopping: the I/O is in flight until whole.
+      if (nrest_ > 0 || (!run_.stopping && (nretry_ > 0 || (nfree_ > 0 && !work.exhausted())))) {
         uint64_t t_prep = now_ns();
-        while (nretry_ > 0 || (nfree_ > 0 && !work.exhausted())) {
+        while (nrest_ > 0 || (!run_.stopping && (nretry_ > 0 || (nfree_ > 0 && !work.exhausted())))) {
           io_uring_sqe* sqe = io_uring_get_sqe(ring);
           if (!sqe) break;  // iodepth above the ring's SQ size: the rest go next round
           uint32_t s;
-          if (nretry_ > 0) {
+          if (nrest_ > 0) {
+            s = rest_[--nrest_];
+          } else if (nretry_ > 0) {
             s = retry_[--nretry_];  // -EAGAIN: the same I/O again, buffer untouched
           } else {
             s = free_[--nfree_];
@@ -629,10 +687,14 @@ class UringJob {
           Slot& sl = slots_[s];
           prep(sqe, sl, plan_.bs[sl.write]);
           io_uring_sqe_set_data64(sqe, s);
-          sl.t_prep = t_prep;
-          batch_[nbatch++] = s;
+          if (sl.done == 0) {  // the rest of a short I/O keeps its first submission's times
+            sl.t_prep = t_prep;
+            batch_[nbatch++] = s;
+          }
         }
-      } else if (run_.stopping) {
+      }
+      if (run_.stopping) {
+        for (uint32_t i = 0; i < nretry_; ++i) work.dropped(slots_[retry_[i]].write, slots_[retry_[i]].offset);
         nfree_ += nretry_;  // stopping: -EAGAIN'd I/Os are dropped, not resent
         nretry_ = 0;
       }
@@ -658,13 +720,20 @@ class UringJob {
         int res = cqe->res;
         if (res == -EAGAIN) {
           work.again(sl.offset);
-          retry_[nretry_++] = s;
+          if (sl.done) {
+            rest_[nrest_++] = s;
+          } else {
+            retry_[nretry_++] = s;
+          }
           continue;
         }
         if (res < 0) {
           work.failed(-res, sl.write, sl.offset);
+        } else if (!io_over(work, sl, plan_.bs[sl.write], static_cast<uint32_t>(res))) {
+          rest_[nrest_++] = s;
+          continue;
         } else {
-          work.completed(sl.write, res, sl.offset, sl.buf, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit,
+          work.completed(sl.write, sl.done, sl.offset, sl.buf, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit,
                          second);
         }
         free_[nfree_++] = s;
@@ -680,17 +749,21 @@ class UringJob {
   bool buffers_busy() const { return busy_; }
 
  private:
+  // The I/O in `sl`, or after a short result its rest (sl.done bytes in).
   void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs) const {
+    uint8_t* buf = sl.buf + sl.done;
+    const uint32_t len = bs - sl.done;
+    const uint64_t offset = sl.offset + sl.done;
     if (fixed_buffers_) {
       if (sl.write) {
-        io_uring_prep_write_fixed(sqe, file_, sl.buf, bs, sl.offset, static_cast<int>(sl.buf_index));
+        io_uring_prep_write_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
       } else {
-        io_uring_prep_read_fixed(sqe, file_, sl.buf, bs, sl.offset, static_cast<int>(sl.buf_index));
+        io_uring_prep_read_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
       }
     } else if (sl.write) {
-      io_uring_prep_write(sqe, file_, sl.buf, bs, sl.offset);
+      io_uring_prep_write(sqe, file_, buf, len, offset);
     } else {
-      io_uring_prep_read(sqe, file_, sl.buf, bs, sl.offset);
+      io_uring_prep_read(sqe, file_, buf, len, offset);
     }
     if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
   }
@@ -706,7 +779,8 @@ class UringJob {
   Ring ring_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
-  uint32_t nfree_ = 0, nretry_ = 0;
+  std::vector<uint32_t> rest_;                  // short I/Os whose rest is still to be sent
+  uint32_t nfree_ = 0, nretry_ = 0, nrest_ = 0;
 };
 
 // ---- sync engine -----------------------------------------------------------------------
@@ -716,17 +790,20 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
   Slot sl;
   sl.buf = buf;
   uint64_t t = now_ns();
+  uint64_t t0 = t;
   bool again = false;
-  while (!run.stopping) {
+  // The rest of a short I/O (sl.done > 0) is sent even when stopping: the I/O is not over.
+  while (!run.stopping || (again && sl.done > 0)) {
     if (!again) {
       if (run.work.exhausted()) break;
       start_io(run.work, sl);
     }
     again = false;
     const uint32_t bs = plan.bs[sl.write];
-    uint64_t t0 = now_ns();
-    ssize_t r = sl.write ? ::pwrite(fd, sl.buf, bs, static_cast<off_t>(sl.offset))
-                         : ::pread(fd, sl.buf, bs, static_cast<off_t>(sl.offset));
+    if (sl.done == 0) t0 = now_ns();  // latency runs from the first submission
+    const auto off = static_cast<off_t>(sl.offset + sl.done);
+    ssize_t r = sl.write ? ::pwrite(fd, sl.buf + sl.done, bs - sl.done, off)
+                         : ::pread(fd, sl.buf + sl.done, bs - sl.done, off);
     t = now_ns();
     if (r < 0) {
       int err = errno;
@@ -736,11 +813,14 @@ Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput&
       } else {
         run.work.failed(err, sl.write, sl.offset);
       }
+    } else if (!io_over(run.work, sl, bs, static_cast<uint32_t>(r))) {
+      again = true;
     } else {
-      run.work.completed(sl.write, static_cast<int>(r), sl.offset, sl.buf, 0, t - t0, run.work.second_of(t));
+      run.work.completed(sl.write, sl.done, sl.offset, sl.buf, 0, t - t0, run.work.second_of(t));
     }
     run.check(t, out);
   }
+  if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
   run.finish(t, out);
   return Ok{};
 }
@@ -864,6 +944,7 @@ std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsign
       it = maps.end() - 1;
     }
     plan.written[j] = it->get();
+    (*it)->writers++;
   }
   return maps;
 }
@@ -1059,7 +1140,10 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     break;
   }
   r.verified = plan.verify_reads;
-  if (plan.track_writes && !r.interrupted) verify_pass(plan, written_maps, opts.stop, r);
+  if (plan.track_writes && !r.interrupted) {
+    if (opts.before_verify) opts.before_verify();
+    verify_pass(plan, written_maps, opts.stop, r);
+  }
   r.aggregate();
   return r;
 }

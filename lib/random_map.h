@@ -7,6 +7,7 @@
 // gives a new order, as fio's map reset does. Private to lib/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace diskprobe {
@@ -27,11 +28,28 @@ class BlockPermutation {
     for (;;) {
       if (i_ > mask_) {
         i_ = 0;
+        std::copy(k_, k_ + 4, prev_k_);
         rekey(k_[0] ^ k_[3]);
       }
-      uint64_t x = scramble(i_++);
+      uint64_t x = scramble(k_, i_++);
       if (x < n_) return x;
     }
+  }
+
+  // The permutation is invertible, which lets verify tell when a block was last written
+  // without remembering anything per block. `previous`: the pass before the current one.
+  // Where block b comes in a pass's walk over [0, 2^k).
+  uint64_t index_of(uint64_t b, bool previous) const { return unscramble(previous ? prev_k_ : k_, b); }
+  // True when the current pass has handed out block b.
+  bool handed_out(uint64_t b) const { return index_of(b, false) < i_; }
+  // How many blocks a pass hands out before the one at `index` (its 0-based place in the pass),
+  // counting no further than `limit`: a walk over up to 2^k values, for the few blocks a
+  // verify reports.
+  uint64_t place_of(uint64_t index, bool previous, uint64_t limit) const {
+    const uint64_t* k = previous ? prev_k_ : k_;
+    uint64_t n = 0;
+    for (uint64_t j = 0; j < index && n < limit; ++j) n += scramble(k, j) < n_ ? 1 : 0;
+    return n;
   }
 
  private:
@@ -48,18 +66,36 @@ class BlockPermutation {
 
   // Each step is a bijection on k-bit values: xor with a constant, multiply by an odd number,
   // xor with itself shifted right, add a constant (all modulo 2^k).
-  uint64_t scramble(uint64_t x) const {
-    x = (x ^ k_[0]) & mask_;
-    x = (x * k_[1]) & mask_;
+  uint64_t scramble(const uint64_t* k, uint64_t x) const {
+    x = (x ^ k[0]) & mask_;
+    x = (x * k[1]) & mask_;
     x ^= x >> shift_;
-    x = (x * k_[2]) & mask_;
+    x = (x * k[2]) & mask_;
     x ^= x >> shift_;
-    return (x + k_[3]) & mask_;
+    return (x + k[3]) & mask_;
+  }
+
+  // scramble's steps undone in reverse. x ^= x >> shift is its own inverse: 2 * shift > k.
+  uint64_t unscramble(const uint64_t* k, uint64_t x) const {
+    x = (x - k[3]) & mask_;
+    x ^= x >> shift_;
+    x = (x * odd_inverse(k[2])) & mask_;
+    x ^= x >> shift_;
+    x = (x * odd_inverse(k[1])) & mask_;
+    return (x ^ k[0]) & mask_;
+  }
+
+  // a * inverse = 1 modulo 2^64 (Newton's iteration: each step doubles the correct bits).
+  static uint64_t odd_inverse(uint64_t a) {
+    uint64_t inv = a;  // right in the low 3 bits for any odd a
+    for (int i = 0; i < 5; ++i) inv *= 2 - a * inv;
+    return inv;
   }
 
   uint64_t n_ = 1, mask_ = 0, i_ = 0;
   int bits_ = 0, shift_ = 1;
   uint64_t k_[4] = {0, 1, 1, 0};
+  uint64_t prev_k_[4] = {0, 1, 1, 0};  // the pass before (verify asks about it)
 };
 
 }  // namespace diskprobe

@@ -182,9 +182,10 @@ double per_second(uint64_t v, double runtime_s) {
   return runtime_s > 0 ? static_cast<double>(v) / runtime_s : 0.0;
 }
 
-void direction_text(std::string& out, const char* name, const DirectionStats& d, const Results& r) {
+void direction_text(std::string& out, const char* name, const DirectionStats& d, const Results& r,
+                    double runtime_s) {
   if (d.ios == 0) return;
-  uint64_t ms = std::max<uint64_t>(runtime_ms(r.runtime_s), 1);
+  uint64_t ms = std::max<uint64_t>(runtime_ms(runtime_s), 1);
   uint64_t bw = d.bytes * 1000 / ms;
   uint64_t iops = d.ios * 1000 / ms;
   appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", name, human(iops, 4, false, "").c_str(),
@@ -195,7 +196,7 @@ void direction_text(std::string& out, const char* name, const DirectionStats& d,
   lat_line(out, " lat", d.lat);
   percentile_block(out, "clat", d.clat, percentile_list(r.spec));
 
-  auto secs = full_seconds(d, r.runtime_s);
+  auto secs = full_seconds(d, runtime_s);
   if (secs.empty()) return;
   std::vector<double> kib, ios;
   for (uint64_t n : secs) {
@@ -395,7 +396,13 @@ json verify_json(const Results& r) {
   if (!r.verified && r.spec.verify == VerifyKind::None) return nullptr;
   json first = json::array();
   for (const auto& m : r.verify.first) {
-    first.push_back({{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}});
+    json one = {{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}};
+    if (m.seq) {  // stale: the write found and the last one written there
+      one["seq"] = m.seq;
+      one["expected_seq"] = m.expected_seq;
+      one["expected_seq_is_lower_bound"] = m.expected_at_least;
+    }
+    first.push_back(one);
   }
   return {{"kind", std::string(to_string(r.spec.verify))},
           {"blocks_checked", r.verify.blocks_checked},
@@ -431,7 +438,7 @@ void verify_text(std::string& out, const Results& r) {
           static_cast<unsigned long long>(v.blocks_checked), static_cast<unsigned long long>(v.mismatches));
   for (const auto& m : v.first) {
     appendf(out, "    mismatch: job %u, offset %llu: %s\n", m.job, static_cast<unsigned long long>(m.offset),
-            m.reason);
+            mismatch_text(m).c_str());
   }
   if (v.mismatches > v.first.size()) {
     appendf(out, "    ... and %llu more\n", static_cast<unsigned long long>(v.mismatches - v.first.size()));
@@ -504,6 +511,18 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
   return std::nullopt;
 }
 
+// Without group_reporting (fio's default), each job's own numbers, as fio prints them.
+void per_job_text(std::string& out, const Results& r) {
+  if (r.spec.group_reporting || r.jobs.size() < 2) return;
+  for (const auto& j : r.jobs) {
+    appendf(out, "%s: (groupid=0, job=%u): err=%2d: cpu=%d\n", r.spec.name.c_str(), j.job, j.errors.first_errno,
+            j.cpu);
+    direction_text(out, "read", j.read, r, j.runtime_s);
+    direction_text(out, "write", j.write, r, j.runtime_s);
+  }
+  out += "all jobs:\n";
+}
+
 std::string render_text(const Results& r) {
   const JobSpec& s = r.spec;
   std::string out;
@@ -513,8 +532,9 @@ std::string render_text(const Results& r) {
           std::string(to_string(s.engine)).c_str(), depth);
   appendf(out, "%s: (groupid=0, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), r.jobs.size(),
           r.errors.first_errno, r.device.c_str(), r.started_at.c_str());
-  direction_text(out, "read", r.read, r);
-  direction_text(out, "write", r.write, r);
+  per_job_text(out, r);
+  direction_text(out, "read", r.read, r, r.runtime_s);
+  direction_text(out, "write", r.write, r, r.runtime_s);
 
   Histogram all = r.read.lat;
   all.merge(r.write.lat);

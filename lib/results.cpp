@@ -22,9 +22,19 @@ void ErrorCount::merge(const ErrorCount& o) {
   count += o.count;
 }
 
+std::string mismatch_text(const VerifyMismatch& m) {
+  if (m.seq == 0) return m.reason;
+  return std::string(m.reason) + ": seq " + std::to_string(m.seq) + ", expected " +
+         (m.expected_at_least ? "at least " : "") + std::to_string(m.expected_seq);
+}
+
 void VerifyStats::add_mismatch(unsigned job, uint64_t offset, const char* reason) {
+  add_mismatch(VerifyMismatch{job, offset, reason});
+}
+
+void VerifyStats::add_mismatch(const VerifyMismatch& m) {
   ++mismatches;
-  if (first.size() < kMaxListed) first.push_back({job, offset, reason});
+  if (first.size() < kMaxListed) first.push_back(m);
 }
 
 void VerifyStats::merge(const VerifyStats& o) {

@@ -54,7 +54,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.norandommap) c += " --norandommap";
   if (s.refill_buffers) c += " --refill_buffers";
   if (!s.randrepeat) c += " --randrepeat=0";
-  c += " --group_reporting";
+  if (s.group_reporting) c += " --group_reporting";
   switch (s.host.pinning) {
     case PinPolicy::None:
       break;

@@ -212,6 +212,8 @@ const std::vector<Field>& workload_fields() {
       {"verify", "crc32c or none",
        [](JobSpec& s, const json& v) { return v.is_string() && assign(parse_verify(v.get<std::string>()), s.verify); }},
       {"do_verify", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.do_verify); }},
+      {"group_reporting", "true or false",
+       [](JobSpec& s, const json& v) { return assign(as_bool(v), s.group_reporting); }},
       {"percentiles", "a list like 50,99,99.9 (each above 0, at most 100)", set_percentiles},
       {"percentile_list", "a list like 50:99:99.9 (fio's name for percentiles)", set_percentiles},
       {"direct", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.direct); }},

@@ -25,10 +25,10 @@ _diskprobe() {
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
     --sqpoll --hipri --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
-    --cstate_latency_limit_us"
+    --cstate_latency_limit_us --group_reporting"
   # fio's switches: they stand alone, so the word after one is not its value.
   local switches="--norandommap --time_based --refill_buffers --direct --randrepeat --sqpoll --hipri
-    --do_verify"
+    --do_verify --group_reporting"
   overrides=${overrides//$'\n'/ } switches=${switches//$'\n'/ }  # one line: matched as " $list "
   local safety="--paranoid --no-paranoid --allow-nonzero"
   local global="--sysfs --procfs --verbose --help --version"
@@ -60,6 +60,9 @@ _diskprobe() {
     --max-regression) COMPREPLY=($(compgen -W "1% 5% 10%" -- "$cur")); return ;;
     --rw) COMPREPLY=($(compgen -W "read write randread randwrite randrw readwrite" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "io_uring sync" -- "$cur")); return ;;
+    --ioengine) COMPREPLY=($(compgen -W "io_uring sync psync" -- "$cur")); return ;;
+    --filename) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --name) return ;;  # a job name to type
     --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;
     --rq_affinity | --nomerges) COMPREPLY=($(compgen -W "0 1 2" -- "$cur")); return ;;
     --verify) COMPREPLY=($(compgen -W "crc32c none" -- "$cur")); return ;;
@@ -97,7 +100,7 @@ _diskprobe() {
       profile) opts="--json $overrides" ;;
       run)
         opts="--profile --scratch --directory --keep-files --output-format --output --report --no-tune
-          --strict --expect --volume --tolerance $safety $overrides" ;;
+          --strict --expect --volume --tolerance --name --filename --ioengine $safety $overrides" ;;
       compare) opts="--max-regression --json" ;;
       aggregate) opts="--json" ;;
     esac

@@ -8,11 +8,14 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "diskprobe/core/block_header.h"
+#include "diskprobe/core/engine.h"
+#include "diskprobe/core/fd.h"
 #include "harness.h"
 
 namespace fs = std::filesystem;
@@ -234,4 +237,92 @@ TEST_CASE("--directory on XFS (the EBS seed's run): one O_DIRECT file per job, r
   CHECK(j["jobs"][1]["read"]["ios"].get<uint64_t>() > 0);
   CHECK(j["errors"]["count"] == 0);
   CHECK(fs::is_empty(mnt.path));
+}
+
+TEST_CASE("fio spellings end to end: --filename is the DEVICE, --name labels the job, psync is the sync engine") {
+  auto loop = testing::make_loop(16 << 20);
+  auto r = run_diskprobe({"run", "--profile", "essd-plx-latency", "-filename=" + loop.path(), "--name", "pasted",
+                          "-ioengine=psync", "-time_based=0", "-runtime=0", "--size=1M", "--offset", "8M", "--no-tune",
+                          "--group-reporting=0", "--output-format", "json"});
+  INFO("stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = parse_out(r);
+  CHECK(j["device"] == loop.path());
+  CHECK(j["job"]["name"] == "pasted");
+  CHECK(j["job"]["engine"] == "sync");
+  CHECK(j["write"]["ios"] == 256);
+
+  auto bad = run_diskprobe({"run", "--profile", "essd-plx-latency", "--filename", loop.path(), "--ioengine=libaio"});
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.err, Contains("--ioengine libaio"));
+}
+
+namespace {
+
+// Reads the 4 KiB block at `offset` of a device with O_DIRECT, or writes it back.
+std::vector<uint8_t> read_block(const std::string& dev, uint64_t offset) {
+  diskprobe::Fd fd = std::move(*diskprobe::Fd::open(dev, O_RDONLY | O_DIRECT));
+  void* mem = nullptr;
+  REQUIRE(posix_memalign(&mem, 4096, 4096) == 0);
+  REQUIRE(::pread(fd.get(), mem, 4096, static_cast<off_t>(offset)) == 4096);
+  std::vector<uint8_t> b(static_cast<uint8_t*>(mem), static_cast<uint8_t*>(mem) + 4096);
+  std::free(mem);
+  return b;
+}
+
+void write_block(const std::string& dev, uint64_t offset, const std::vector<uint8_t>& b) {
+  diskprobe::Fd fd = std::move(*diskprobe::Fd::open(dev, O_WRONLY | O_DIRECT));
+  void* mem = nullptr;
+  REQUIRE(posix_memalign(&mem, 4096, 4096) == 0);
+  std::memcpy(mem, b.data(), 4096);
+  REQUIRE(::pwrite(fd.get(), mem, 4096, static_cast<off_t>(offset)) == 4096);
+  std::free(mem);
+}
+
+}  // namespace
+
+TEST_CASE("verify on a loop device: a lost write (an older block of this run left in place) is reported stale") {
+  auto loop = testing::make_loop(16 << 20);
+  const uint64_t region = 8 << 20, blocks = 256;
+  for (auto rw : {diskprobe::RwMode::RandWrite, diskprobe::RwMode::Write}) {
+    diskprobe::JobSpec spec;
+    spec.rw = rw;
+    spec.bs = 4096;
+    spec.iodepth = 16;
+    spec.time_based = true;  // many passes over the 1 MiB region, the last one cut anywhere
+    spec.runtime_s = 1;
+    spec.offset = region;
+    spec.size = blocks * 4096;
+    spec.verify = diskprobe::VerifyKind::Crc32c;
+    diskprobe::Target target{loop.path(), 16 << 20, 512};
+    INFO(to_string(rw));
+    auto clean = diskprobe::run_jobs(spec, target, {});
+    REQUIRE(clean.ok());
+    CHECK(clean->write.ios > 4 * blocks);
+    CHECK(clean->verify_pass.blocks_checked == blocks);
+    CHECK(clean->verify.mismatches == 0);
+
+    uint64_t lost_seq = 0;
+    diskprobe::EngineOptions opts;
+    opts.before_verify = [&] {
+      // Block 7's last write is lost: it holds the write one pass before, as the device had it.
+      auto b = read_block(loop.path(), region + 7 * 4096);
+      auto h = diskprobe::decode_block_header(b.data(), b.size());
+      REQUIRE(h);
+      REQUIRE(h->seq > blocks);
+      lost_seq = h->seq;
+      h->seq -= blocks;
+      h->crc32c = 0;
+      diskprobe::encode_block_header(b.data(), *h);
+      diskprobe::store_block_checksum(b.data(), b.size());
+      write_block(loop.path(), region + 7 * 4096, b);
+    };
+    auto r = diskprobe::run_jobs(spec, target, opts);
+    REQUIRE(r.ok());
+    CHECK(r->verify.mismatches == 1);
+    REQUIRE(r->verify.first.size() == 1);
+    CHECK(r->verify.first[0].offset == region + 7 * 4096);
+    CHECK(diskprobe::mismatch_text(r->verify.first[0]) ==
+          "stale: seq " + std::to_string(lost_seq - blocks) + ", expected " + std::to_string(lost_seq));
+  }
 }

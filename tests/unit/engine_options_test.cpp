@@ -3,10 +3,12 @@
 // targets. Regular files in /var/tmp; no root.
 #include <fcntl.h>
 #include <liburing.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -19,6 +21,7 @@
 #include "../../lib/random_map.h"
 #include "diskprobe/core/block_header.h"
 #include "diskprobe/core/engine.h"
+#include "diskprobe/core/fd.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
 #include "engine_fixtures.h"
@@ -53,6 +56,15 @@ JobSpec sized(RwMode rw, uint64_t size) {
   s.runtime_s = 0;
   s.size = size;
   s.direct = true;
+  return s;
+}
+
+// 1 MiB through the page cache, one I/O at a time, on `engine`.
+JobSpec one_at_a_time(RwMode rw, EngineKind engine) {
+  auto s = sized(rw, 1 << 20);
+  s.direct = false;
+  s.engine = engine;
+  s.iodepth = 1;
   return s;
 }
 
@@ -215,20 +227,105 @@ TEST_CASE("engine: cpus_allowed_policy=split pins job j to the j-th CPU; shared 
   CHECK_THAT(r.error(), Contains("4000"));
 }
 
-TEST_CASE("engine: a short read at the end of a file is counted as a short read with its offset") {
+TEST_CASE("engine: a read at the end of a file comes back short, then 0: one short read; continue_on_error decides") {
   SKIP_WITHOUT_URING();
   File f((1 << 20) + 2048);
-  auto spec = sized(RwMode::Read, (1 << 20) + 4096);
-  spec.direct = false;
-  Target t = f.target();
-  t.size_bytes = (1 << 20) + 4096;  // claims a block more than the file holds
-  auto r = run_jobs(spec, t, EngineOptions{});
-  REQUIRE(r.ok());
-  CHECK(r->errors.short_read.count == 1);
-  CHECK(r->errors.short_read.first_offset == 1 << 20);
-  CHECK(r->errors.short_ios == 1);
-  CHECK_FALSE(r->errors.stopped);
-  CHECK(r->read.ios == 257);
+  for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
+    INFO("engine " << to_string(engine));
+    auto spec = sized(RwMode::Read, (1 << 20) + 4096);
+    spec.direct = false;
+    spec.engine = engine;
+    spec.continue_on_error = ContinueOnError::Read;
+    Target t = f.target();
+    t.size_bytes = (1 << 20) + 4096;  // claims a block more than the file holds
+    auto r = run_jobs(spec, t, EngineOptions{});
+    REQUIRE(r.ok());
+    // 2048 bytes, then the rest is sent again and reads 0 (end of file): one short read that
+    // ends the I/O rather than a loop.
+    CHECK(r->errors.short_read.count == 1);
+    CHECK(r->errors.short_read.first_offset == 1 << 20);
+    CHECK(r->errors.short_ios == 1);
+    CHECK_FALSE(r->errors.stopped);
+    CHECK(r->read.ios == 257);
+    CHECK(r->read.bytes == (1 << 20) + 2048);
+
+    spec.continue_on_error = ContinueOnError::None;
+    r = run_jobs(spec, t, EngineOptions{});
+    REQUIRE(r.ok());
+    CHECK(r->errors.short_read.count == 1);
+    CHECK(r->errors.stopped);
+    CHECK_THAT(r->errors.stop_reason, Contains("read at offset 1048576 came back short (2048 of 4096 bytes"));
+  }
+}
+
+TEST_CASE("engine: short reads are resubmitted for the rest, so every I/O moves its whole block") {
+  // A procfs seq_file answers a 4 KiB read with the whole records that fit (a few bytes
+  // short) and the next read goes on where that one stopped: real short reads from the kernel.
+  const char* path = "/proc/kallsyms";
+  {
+    auto probe = Fd::open(path, O_RDONLY);
+    char tmp[4096];
+    if (!probe || ::pread(probe->get(), tmp, sizeof tmp, 0) >= 4096) {
+      WARN(path << " is not readable or gives whole reads here: test skipped");
+      return;
+    }
+  }
+  for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
+    if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
+    INFO("engine " << to_string(engine));
+    // iodepth 1: the seq_file reads on sequentially; out of order it rereads from the start.
+    auto spec = one_at_a_time(RwMode::Read, engine);
+    Target t{path, 1 << 20, 512};
+    auto r = run_jobs(spec, t, EngineOptions{});
+    REQUIRE(r.ok());
+    CHECK(r->errors.short_read.count > 100);  // nearly every 4 KiB read ends short
+    CHECK(r->errors.short_ios == r->errors.short_read.count);
+    CHECK(r->errors.count == 0);
+    CHECK_FALSE(r->errors.stopped);
+    CHECK(r->read.ios == 256);
+    CHECK(r->read.bytes == 1 << 20);  // without the resubmission: ~1% less
+  }
+}
+
+TEST_CASE("engine: a short write sends its rest again (RLIMIT_FSIZE cuts the write, the rest gets EFBIG)") {
+  // The file size limit trims a write that crosses it to the bytes below it (a real short
+  // write); the rest, sent again from the limit, fails with EFBIG. Without the resubmission
+  // block 128 would count as one short write and no error.
+  struct FsizeLimit {
+    rlimit old{};
+    void (*old_handler)(int) = SIG_DFL;
+    explicit FsizeLimit(rlim_t limit) {
+      REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+      old_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+      rlimit l = old;
+      l.rlim_cur = limit;
+      REQUIRE(::setrlimit(RLIMIT_FSIZE, &l) == 0);
+    }
+    ~FsizeLimit() {
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      std::signal(SIGXFSZ, old_handler);
+    }
+  };
+  File f(1 << 20);
+  for (EngineKind engine : {EngineKind::IoUring, EngineKind::Sync}) {
+    if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) continue;
+    INFO("engine " << to_string(engine));
+    auto spec = one_at_a_time(RwMode::Write, engine);
+    spec.continue_on_error = ContinueOnError::Write;
+    Result<Results> r = make_error("not run");
+    {
+      FsizeLimit limit((512 << 10) + 1000);
+      r = run_jobs(spec, f.target(), EngineOptions{});
+    }
+    REQUIRE(r.ok());
+    CHECK(r->errors.short_write.count == 1);
+    CHECK(r->errors.short_write.first_offset == 512 << 10);
+    CHECK(r->errors.first_errno == EFBIG);
+    CHECK(r->errors.first_offset == 512 << 10);
+    CHECK(r->errors.other.count == 128);  // block 128's rest, then blocks 129..255
+    CHECK(r->write.ios == 128);
+    CHECK(r->write.bytes == 128 * 4096);
+  }
 }
 
 TEST_CASE("engine: continue_on_error=none stops at the first error; read lets the run go on") {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct EngineOptions {
   std::vector<int> cpus;
   const std::atomic<bool>* stop = nullptr;
   uint64_t run_id = 0;      // 0 = pick a random one
+  // Tests: called after the write jobs, before the verify pass reads their blocks back (to
+  // lose a write behind the engine's back at a known moment).
+  std::function<void()> before_verify;
 };
 
 // Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the

@@ -99,6 +99,9 @@ struct JobSpec {
   VerifyKind verify = VerifyKind::None;
   bool do_verify = true;            // with verify: read back and check what a write job wrote
   std::vector<double> percentiles;  // clat percentiles to report; empty = fio's default list
+  // fio's group_reporting: the text report shows the jobs summed. Every seed line asks for
+  // it, so it is on unless turned off; off, each job of numjobs > 1 gets its own block too.
+  bool group_reporting = true;
 
   uint32_t write_bs() const { return bs_write ? bs_write : bs; }
   uint32_t max_bs() const { return bs > write_bs() ? bs : write_bs(); }

@@ -47,7 +47,14 @@ struct VerifyMismatch {
   unsigned job = 0;
   uint64_t offset = 0;
   const char* reason = "";        // static text: "bad checksum", "no diskprobe header", ...
+  uint64_t seq = 0;               // stale blocks: the write seq found, and the last one written
+  uint64_t expected_seq = 0;      // there (a lower bound when expected_at_least)
+  bool expected_at_least = false;
 };
+
+// "stale: seq 11, expected 523" (an older write of this run: the last one there was lost), or
+// the reason alone for other mismatches.
+std::string mismatch_text(const VerifyMismatch& m);
 
 struct VerifyStats {
   uint64_t blocks_checked = 0;
@@ -55,6 +62,7 @@ struct VerifyStats {
   std::vector<VerifyMismatch> first;  // the first kMaxListed, in the order found
   static constexpr size_t kMaxListed = 16;
   void add_mismatch(unsigned job, uint64_t offset, const char* reason);
+  void add_mismatch(const VerifyMismatch& m);
   void merge(const VerifyStats& o);
 };
 

@@ -1,0 +1,128 @@
+// fio's spellings on `diskprobe run`'s command line: --name, --filename, --ioengine,
+// --group_reporting, one-dash options, dashes in names, and fio options that mean nothing
+// to diskprobe refused with a reason. The seed lines themselves: seed_profiles_test.cpp.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "../../cmd/args.h"
+#include "diskprobe/core/report.h"
+#include "diskprobe/core/results.h"
+#include "diskprobe/profiles/profiles.h"
+
+using namespace diskprobe;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::optional<cli::Args> parse(std::vector<std::string> words, std::string& error) {
+  words.insert(words.begin(), "diskprobe");
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  return cli::parse(static_cast<int>(argv.size()), argv.data(), error);
+}
+
+JobSpec spec_of(const cli::Args& a) {
+  JobSpec s;
+  auto st = profiles::apply_overrides(s, a.overrides);
+  INFO((st.ok() ? std::string() : st.error()));
+  REQUIRE(st.ok());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("fio spellings: --name, --filename, --ioengine psync, one dash, dashes for underscores", "[cli]") {
+  std::string error;
+  auto a = parse({"run", "--profile", "x", "--name", "mine", "-filename=/dev/vdc", "--ioengine=psync",
+                  "-iodepth=8", "--time-based", "--ramp-time", "2", "--rwmixread=70", "--rw", "randrw",
+                  "--cpus_allowed=0-1", "--cpus-allowed-policy=split", "--offset=1g", "--size", "50%",
+                  "--randrepeat=0", "--refill_buffers", "--norandommap", "--numjobs", "2", "--bs", "4k,16k"},
+                 error);
+  INFO(error);
+  REQUIRE(a.has_value());
+  CHECK(a->name == "mine");
+  CHECK(a->filename == "/dev/vdc");
+  CHECK(a->positional.empty());
+  JobSpec s = spec_of(*a);
+  CHECK(s.engine == EngineKind::Sync);
+  CHECK(s.iodepth == 8);
+  CHECK(s.time_based);
+  CHECK(s.ramp_time_s == 2);
+  CHECK(s.rwmixread == 70);
+  CHECK(s.rw == RwMode::RandRW);
+  CHECK(s.cpus_allowed == std::vector<int>{0, 1});
+  CHECK(s.cpus_allowed_split);
+  CHECK(s.offset == 1ull << 30);
+  CHECK(s.size_percent == 50);
+  CHECK_FALSE(s.randrepeat);
+  CHECK(s.refill_buffers);
+  CHECK(s.norandommap);
+  CHECK(s.numjobs == 2);
+  CHECK(s.write_bs() == 16384);
+
+  a = parse({"run", "--ioengine", "io_uring", "--ioengine=sync"}, error);
+  REQUIRE(a.has_value());
+  CHECK(spec_of(*a).engine == EngineKind::Sync);
+  // diskprobe's own options keep their dashes.
+  a = parse({"run", "--no-tune", "--output-format", "json"}, error);
+  REQUIRE(a.has_value());
+  CHECK(a->no_tune);
+}
+
+TEST_CASE("fio spellings: libaio, a second target and options without meaning are one-line usage errors", "[cli]") {
+  struct Case {
+    std::vector<std::string> words;
+    const char* says;
+  } cases[] = {
+      {{"run", "--ioengine=libaio"}, "--ioengine libaio: diskprobe runs io_uring"},
+      {{"run", "--ioengine", "posixaio"}, "or sync/psync"},
+      {{"run", "--filename=/dev/vdc", "/dev/vdd"}, "--filename /dev/vdc and DEVICE /dev/vdd name two targets"},
+      {{"run", "-gtod_reduce=1"}, "--gtod_reduce has no meaning for diskprobe"},
+      {{"run", "--iodepth_batch_submit=32"}, "one io_uring_enter"},
+      {{"run", "--iodepth-batch-complete-max=32"}, "--iodepth_batch_complete_max has no meaning"},
+      {{"run", "--fixedbufs"}, "always registers its buffers"},
+  };
+  for (const auto& c : cases) {
+    std::string error;
+    INFO(c.words.back());
+    CHECK_FALSE(parse(c.words, error).has_value());
+    CHECK_THAT(error, Contains(c.says));
+    CHECK(error.find('\n') == std::string::npos);
+  }
+  std::string error;
+  auto same = parse({"run", "--filename", "/dev/vdc", "/dev/vdc"}, error);  // the same target twice is fine
+  CHECK(same.has_value());
+}
+
+TEST_CASE("group_reporting: on, the text report sums the jobs; off, each job gets its own block too", "[cli][report]") {
+  std::string error;
+  auto a = parse({"run", "--group_reporting=0"}, error);
+  REQUIRE(a.has_value());
+  JobSpec s = spec_of(*a);
+  CHECK_FALSE(s.group_reporting);
+  CHECK_THAT(profiles::fio_command_line(s), !Contains("group_reporting"));
+  CHECK(spec_of(*parse({"run", "--group_reporting"}, error)).group_reporting);
+
+  Results r;
+  r.spec = s;
+  r.spec.name = "two";
+  r.runtime_s = 1;
+  r.jobs.resize(2);
+  for (unsigned j = 0; j < 2; ++j) {
+    r.jobs[j].job = j;
+    r.jobs[j].runtime_s = 1;
+    r.jobs[j].write.ios = 1000 * (j + 1);
+    r.jobs[j].write.bytes = 4096 * 1000 * (j + 1);
+    r.jobs[j].write.lat.record(10000);
+  }
+  r.aggregate();
+  std::string text = render_text(r);
+  CHECK_THAT(text, Contains("two: (groupid=0, job=0)"));
+  CHECK_THAT(text, Contains("two: (groupid=0, job=1)"));
+  CHECK_THAT(text, Contains("write: IOPS=1000,") && Contains("write: IOPS=2000,") && Contains("write: IOPS=3000,"));
+  r.spec.group_reporting = true;
+  text = render_text(r);
+  CHECK_THAT(text, !Contains("job=0"));
+  CHECK_THAT(text, Contains("write: IOPS=3000,"));
+}
