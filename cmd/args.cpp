@@ -26,11 +26,11 @@ bool is_switch(const std::string& key) {
   return kSwitches.count(key) > 0;
 }
 
-// fio options diskprobe has no use for: a one-line reason each, so a pasted fio line fails
-// with what to drop rather than "unknown option".
-const char* fio_without_meaning(const std::string& key) {
+// fio options that ask for what diskprobe always does: taken and ignored with a note, so a
+// pasted fio line (the vendors' say gtod_reduce=1) runs. The iodepth_batch ones take a value.
+const char* fio_always_done(const std::string& key) {
   static const std::map<std::string, const char*> kReasons = {
-      {"gtod_reduce", "diskprobe always measures latency and reads the clock once per batch"},
+      {"gtod_reduce", "diskprobe always measures every I/O's latency and reads the clock once per batch"},
       {"iodepth_batch_submit", "diskprobe submits every free slot in one io_uring_enter"},
       {"iodepth_batch", "diskprobe submits every free slot in one io_uring_enter"},
       {"iodepth_batch_complete_min", "diskprobe reaps every completion there is in one batch"},
@@ -57,7 +57,7 @@ std::string fio_spelling(const std::string& w) {
   std::string key = name;
   std::replace(key.begin(), key.end(), '-', '_');
   static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "group_reporting", "directory"};
-  if (is_override(key) || kFioOnly.count(key) || fio_without_meaning(key)) return "--" + key + rest;
+  if (is_override(key) || kFioOnly.count(key) || fio_always_done(key)) return "--" + key + rest;
   return w;
 }
 
@@ -140,15 +140,28 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       std::string v;
       ok = value(v);
       auto engine = engine_for(v);
+      if (ok && v == "libaio") {
+        // Every vendor line says libaio: the same asynchronous O_DIRECT I/O, on io_uring.
+        engine = "io_uring";
+        a.notes.push_back("--ioengine libaio: ran on diskprobe's io_uring engine (the same asynchronous direct "
+                          "I/O; libaio itself is not used)");
+      }
       if (ok && !engine) {
-        error = "--ioengine " + v + ": diskprobe runs io_uring (also for libaio's job lines: --ioengine io_uring) " +
+        error = "--ioengine " + v + ": diskprobe runs io_uring (libaio's job lines run on it too) " +
                 "or sync/psync (pread/pwrite)";
         return std::nullopt;
       }
       if (ok) a.overrides["engine"] = *engine;
-    } else if (const char* why = w.rfind("--", 0) == 0 ? fio_without_meaning(w.substr(2)) : nullptr) {
-      error = w + " has no meaning for diskprobe (" + why + "): drop it";
-      return std::nullopt;
+    } else if (const char* why = w.rfind("--", 0) == 0 ? fio_always_done(w.substr(2)) : nullptr) {
+      std::string key = w.substr(2), v;
+      if (key.rfind("iodepth_batch", 0) == 0) {
+        ok = value(v);
+      } else if (inline_value) {
+        v = *inline_value;  // a switch: "--gtod_reduce=1", "--fixedbufs", "--fixedbufs 1"
+      } else if (i + 1 < words.size() && is_bool_word(words[i + 1])) {
+        v = words[++i];
+      }
+      if (ok) a.notes.push_back(w + (v.empty() ? "" : "=" + v) + " ignored: " + why);
     } else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
@@ -230,7 +243,7 @@ OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ra
   --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri
   --continue_on_error --verify --do_verify --percentiles --group_reporting (bs=4k,16k:
   reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
-  --filename DEVICE, --ioengine io_uring|sync|psync
+  --filename DEVICE, --ioengine io_uring|libaio|sync|psync
 --directory DIR runs on one file of `size` per job in DIR (a filesystem), removed after the
   run unless --keep-files; a regular file works as DEVICE too.
 check and run sample a device of 1 GiB or more for data with no signature before writing

@@ -18,6 +18,7 @@ struct Args {
   std::string mode = "write";             // check --mode
   std::string profile;                    // run/tune --profile
   std::map<std::string, std::string> overrides;  // --runtime 5 ...
+  std::vector<std::string> notes;         // fio options taken in diskprobe's own way (libaio, gtod_reduce)
   std::string output_format = "text";
   std::string output_file;
   std::string scratch;                    // --scratch SIZE

@@ -307,6 +307,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
   auto results = run_jobs(spec, files->target(), opts);
   if (!results) return fail(kRuntime, results.error());
   results->preflight = "files: no device preflight (a filesystem holds them)";
+  results->notes.insert(results->notes.end(), a.notes.begin(), a.notes.end());
   if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
   files->remove();
   results->expectations = check_expectations(expectations, *results);
@@ -331,6 +332,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text, json or junit");
   auto spec = spec_from(a, a.profile);
   if (!spec) return fail(kUsage, spec.error());
+  for (const auto& n : a.notes) spdlog::info("{}", n);
   if (!a.directory.empty()) spec->directory = a.directory;  // the command line wins
   // A profile's directory applies only where no DEVICE or --scratch names another target.
   if (a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) spec->directory.clear();
@@ -417,6 +419,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
 
   results->preflight = checked.verdict.summary();
   results->tuning = guard.applied();
+  results->notes.insert(results->notes.end(), a.notes.begin(), a.notes.end());
   results->notes.insert(results->notes.end(), plan.notes.begin(), plan.notes.end());
   results->interrupted = g_stop.load();
   results->preflight_safe = true;

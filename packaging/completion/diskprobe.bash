@@ -60,7 +60,7 @@ _diskprobe() {
     --max-regression) COMPREPLY=($(compgen -W "1% 5% 10%" -- "$cur")); return ;;
     --rw) COMPREPLY=($(compgen -W "read write randread randwrite randrw readwrite" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "io_uring sync" -- "$cur")); return ;;
-    --ioengine) COMPREPLY=($(compgen -W "io_uring sync psync" -- "$cur")); return ;;
+    --ioengine) COMPREPLY=($(compgen -W "io_uring libaio sync psync" -- "$cur")); return ;;
     --filename) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --name) return ;;  # a job name to type
     --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;

@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -252,9 +253,23 @@ TEST_CASE("fio spellings end to end: --filename is the DEVICE, --name labels the
   CHECK(j["job"]["engine"] == "sync");
   CHECK(j["write"]["ios"] == 256);
 
-  auto bad = run_diskprobe({"run", "--profile", "essd-plx-latency", "--filename", loop.path(), "--ioengine=libaio"});
+  // A vendor line's libaio and gtod_reduce: run on io_uring, each with a note in the report.
+  auto aio = run_diskprobe({"run", "--profile", "essd-plx-latency", "--filename", loop.path(), "-ioengine=libaio",
+                            "-gtod_reduce=1", "-time_based=0", "-runtime=0", "--size=1M", "--offset", "8M",
+                            "--no-tune", "--output-format", "json"});
+  INFO("stderr: " << aio.err);
+  REQUIRE(aio.exit_code == 0);
+  auto ja = parse_out(aio);
+  CHECK(ja["job"]["engine"] == "io_uring");
+  CHECK(ja["write"]["ios"] == 256);
+  std::string notes = ja["notes"].dump();
+  CHECK_THAT(notes, Contains("--ioengine libaio: ran on diskprobe's io_uring engine"));
+  CHECK_THAT(notes, Contains("--gtod_reduce=1 ignored"));
+
+  auto bad = run_diskprobe({"run", "--profile", "essd-plx-latency", "--filename", loop.path(), "--ioengine=posixaio"});
   CHECK(bad.exit_code == 2);
-  CHECK_THAT(bad.err, Contains("--ioengine libaio"));
+  CHECK_THAT(bad.err, Contains("--ioengine posixaio"));
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
 }
 
 namespace {
