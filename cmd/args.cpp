@@ -240,7 +240,7 @@ writes a self-contained HTML page with charts of the run.
 OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ramp_time
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
-  --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri
+  --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri --force_async
   --continue_on_error --verify --do_verify --percentiles --group_reporting (bs=4k,16k:
   reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
   --filename DEVICE, --ioengine io_uring|libaio|sync|psync

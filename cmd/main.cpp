@@ -383,6 +383,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
   read_poll_support(root, dev.disk, target);
+  read_bio_based(root, dev.disk, target);
   if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
 
   auto topo = tuning::read_topology(root, dev);

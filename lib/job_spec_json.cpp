@@ -43,6 +43,7 @@ json to_json(const JobSpec& s) {
           {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
           {"sqpoll", s.sqpoll},
           {"hipri", s.hipri},
+          {"force_async", s.force_async == JobSpec::kForceAsyncAuto ? json("auto") : json(s.force_async)},
           {"continue_on_error", std::string(to_string(s.continue_on_error))},
           {"verify", std::string(to_string(s.verify))},
           {"do_verify", s.do_verify},

@@ -226,6 +226,10 @@ Result<JobFiles> JobFiles::open_file(const std::string& path, const JobSpec& spe
   return files;
 }
 
+void read_bio_based(const SysRoot& root, const std::string& disk, Target& target) {
+  target.bio_based = root.read_sys("block/" + disk + "/dev").ok() && root.list_sys("block/" + disk + "/mq").empty();
+}
+
 void read_poll_support(const SysRoot& root, const std::string& disk, Target& target) {
   auto v = root.read_sys("block/" + disk + "/queue/io_poll");
   if (!v) {

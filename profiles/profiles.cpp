@@ -204,6 +204,17 @@ const std::vector<Field>& workload_fields() {
        }},
       {"sqpoll", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sqpoll); }},
       {"hipri", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.hipri); }},
+      {"force_async", "auto or a count N >= 0 (every Nth I/O async; 0 never)",
+       [](JobSpec& s, const json& v) {
+         if (v.is_string() && v.get_ref<const std::string&>() == "auto") {
+           s.force_async = JobSpec::kForceAsyncAuto;
+           return true;
+         }
+         auto n = as_u64(v);
+         if (!n || *n > 1'000'000) return false;
+         s.force_async = static_cast<int>(*n);
+         return true;
+       }},
       {"continue_on_error", "none, read, write, io, verify or all",
        [](JobSpec& s, const json& v) {
          std::string t = v.is_string() ? v.get<std::string>() : v.dump();

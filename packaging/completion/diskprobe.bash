@@ -24,7 +24,7 @@ _diskprobe() {
   local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
-    --sqpoll --hipri --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
+    --sqpoll --hipri --force_async --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
     --cstate_latency_limit_us --group_reporting"
   # fio's switches: they stand alone, so the word after one is not its value.
   local switches="--norandommap --time_based --refill_buffers --direct --randrepeat --sqpoll --hipri
@@ -61,6 +61,7 @@ _diskprobe() {
     --rw) COMPREPLY=($(compgen -W "read write randread randwrite randrw readwrite" -- "$cur")); return ;;
     --engine) COMPREPLY=($(compgen -W "io_uring sync" -- "$cur")); return ;;
     --ioengine) COMPREPLY=($(compgen -W "io_uring libaio sync psync" -- "$cur")); return ;;
+    --force_async) COMPREPLY=($(compgen -W "auto 0 1" -- "$cur")); return ;;
     --filename) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --name) return ;;  # a job name to type
     --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <regex>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -339,5 +340,68 @@ TEST_CASE("verify on a loop device: a lost write (an older block of this run lef
     CHECK(r->verify.first[0].offset == region + 7 * 4096);
     CHECK(diskprobe::mismatch_text(r->verify.first[0]) ==
           "stale: seq " + std::to_string(lost_seq - blocks) + ", expected " + std::to_string(lost_seq));
+  }
+}
+
+TEST_CASE("force_async=auto probes a bio-based device (zram) before the measured part and keeps the faster") {
+  testing::ScratchZram z(256ull << 20);
+  if (z.path.empty()) {
+    WARN("no zram-control on this kernel: the force_async probe is not tested on a bio-based device");
+    return;
+  }
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"run",   "--profile", "essd-plx-latency", z.path, "--rw", "randwrite",
+                                  "--iodepth", "16",  "--runtime",        "1",    "--ramp_time", "0",
+                                  "--no-tune", "--no-paranoid", "--pinning", "none", "--output-format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_diskprobe(args);
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    return parse_out(r);
+  };
+  auto probe_note = [](const json& j) {
+    for (const auto& n : j["notes"]) {
+      if (n.get<std::string>().rfind("force_async=auto:", 0) == 0) return n.get<std::string>();
+    }
+    return std::string();
+  };
+
+  json j = run({});
+  std::string note = probe_note(j);
+  INFO(note);
+  REQUIRE_FALSE(note.empty());
+  CHECK_THAT(note, Contains(z.path + " is bio-based"));
+  // "... N IOPS with IOSQE_ASYNC, M without: kept ..." and the choice follows the figures.
+  std::smatch m;
+  REQUIRE(std::regex_search(note, m, std::regex(R"(: (\d+) IOPS with IOSQE_ASYNC, (\d+) without: )")));
+  double with = std::stod(m[1]), without = std::stod(m[2]);
+  CHECK(with > 0);
+  CHECK(without > 0);
+  bool kept = note.find("kept IOSQE_ASYNC (force_async=1)") != std::string::npos;
+  CHECK(kept == (with > 1.05 * without));
+  if (!kept) CHECK_THAT(note, Contains("ran without it (force_async=0)"));
+  // The probe is not measured: the report covers the 1 s asked for.
+  CHECK(j["runtime_s"].get<double>() == Approx(1.0).margin(0.1));
+  CHECK(j["write"]["ios"].get<uint64_t>() > 0);
+  CHECK(j["job"]["force_async"] == "auto");
+
+  // Asked for outright, nothing is probed.
+  for (const char* n : {"0", "1"}) {
+    json f = run({"--force_async", n});
+    CHECK(probe_note(f).empty());
+    CHECK(f["job"]["force_async"] == std::stoi(n));
+  }
+}
+
+TEST_CASE("force_async=auto leaves a blk-mq device (loop) alone; force_async=1 runs on it") {
+  auto loop = testing::make_loop(32 << 20);
+  for (const char* n : {"auto", "1"}) {
+    auto r = run_diskprobe({"run", "--profile", "essd-plx-latency", loop.path(), "--rw", "randwrite", "--runtime",
+                            "1", "--ramp_time", "0", "--no-tune", "--force_async", n, "--output-format", "json"});
+    INFO("stderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    auto j = parse_out(r);
+    CHECK_THAT(j["notes"].dump(), !Contains("force_async=auto"));
+    CHECK(j["write"]["ios"].get<uint64_t>() > 0);
   }
 }

@@ -141,3 +141,31 @@ int wait_exit(pid_t pid) {
 }
 
 }  // namespace testing
+
+namespace testing {
+
+ScratchZram::ScratchZram(uint64_t bytes) {
+  if (!std::filesystem::exists("/sys/class/zram-control/hot_add")) return;
+  std::ifstream add("/sys/class/zram-control/hot_add");  // reading it makes the device
+  if (!(add >> id)) {
+    id = -1;
+    return;
+  }
+  std::ofstream size("/sys/block/zram" + std::to_string(id) + "/disksize");
+  size << bytes;
+  size.flush();
+  if (size) path = "/dev/zram" + std::to_string(id);
+}
+
+ScratchZram::~ScratchZram() {
+  if (id < 0) return;
+  for (int i = 0; i < 100; ++i) {  // udev may hold it open for a moment
+    std::ofstream rm("/sys/class/zram-control/hot_remove");
+    rm << id;
+    rm.flush();
+    if (rm) return;
+    ::usleep(100'000);
+  }
+}
+
+}  // namespace testing

@@ -40,6 +40,18 @@ std::string read_sysfs(const std::string& path);
 // First and last MiB, to prove a refused device was not written.
 std::string edges(const std::string& device_path, uint64_t size_bytes);
 
+// A zram device of the test's own (/sys/class/zram-control/hot_add), hot_removed however the
+// test ends. path is empty when this kernel has no zram-control: the test then says so and
+// returns.
+struct ScratchZram {
+  int id = -1;
+  std::string path;
+  explicit ScratchZram(uint64_t bytes);
+  ~ScratchZram();
+  ScratchZram(const ScratchZram&) = delete;
+  ScratchZram& operator=(const ScratchZram&) = delete;
+};
+
 // Loop devices currently attached to a backing file under `dir`.
 std::vector<std::string> loops_backed_by(const std::string& dir);
 

@@ -666,36 +666,10 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
   CHECK_FALSE(fs::exists(cli.j.path));
 }
 
-// A zram device of its own (hot_add), removed however the test ends; empty when this kernel
-// has no zram-control.
-struct ScratchZram {
-  int id = -1;
-  std::string path;
-  explicit ScratchZram(uint64_t bytes) {
-    if (!fs::exists("/sys/class/zram-control/hot_add")) return;
-    std::ifstream add("/sys/class/zram-control/hot_add");
-    if (!(add >> id)) return;
-    path = "/dev/zram" + std::to_string(id);
-    std::ofstream("/sys/block/zram" + std::to_string(id) + "/disksize") << bytes;
-  }
-  ~ScratchZram() {
-    if (id < 0) return;
-    for (int i = 0; i < 100; ++i) {  // udev may hold it open for a moment
-      std::ofstream rm("/sys/class/zram-control/hot_remove");
-      rm << id;
-      rm.flush();
-      if (rm) return;
-      ::usleep(100'000);
-    }
-  }
-  ScratchZram(const ScratchZram&) = delete;
-  ScratchZram& operator=(const ScratchZram&) = delete;
-};
-
 TEST_CASE("CLI run of the latency profile on a zram device pins its job and leaves rq_affinity alone",
           "[tuning][cli]") {
-  ScratchZram z(64ull << 20);
-  if (z.path.empty() || testing::read_sysfs("/sys/block/zram" + std::to_string(z.id) + "/size") == "0") {
+  testing::ScratchZram z(64ull << 20);
+  if (z.path.empty()) {
     WARN("no zram-control on this kernel: not tested (the zram-bio fixture test covers the plan)");
     return;
   }

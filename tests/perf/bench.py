@@ -164,6 +164,17 @@ def parse_size(text):
     return int(t[:-1]) * units[t[-1]] if t[-1] in units else int(t)
 
 
+def hold_cstates():
+    """Holds /dev/cpu_dma_latency at 0 until the returned descriptor is closed: idle CPUs poll
+    instead of halting. QD1 latency is a chain of wake-ups; on a guest whose idle CPUs halt
+    (this VM boots with haltpoll.guest_halt_poll_ns=0), each wake-up is a VM exit and the
+    figure measures the hypervisor. The vendor's latency procedure boots with idle=poll and
+    diskprobe's latency profile holds this same file, so every tool runs QD1 with it held."""
+    fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    os.write(fd, (0).to_bytes(4, sys.byteorder))
+    return fd
+
+
 def pinning(w):
     """diskprobe's pinning policy for a workload: the vendor profiles' own. QD1 is the latency
     profile's (essd-plx-latency: irq, the CPU that completes the device's I/O; on zram, which
@@ -269,6 +280,7 @@ def bench_device(kind, args, workloads):
     sys.stdout.flush()
     results = {}
     for w in workloads:
+        hold = hold_cstates() if w[4] == 1 and not args.free_cstates else None
         samples = {t: [] for t in TOOLS}
         dp_cpu = None
         for r in range(args.rounds):
@@ -281,6 +293,8 @@ def bench_device(kind, args, workloads):
         results[w[0]] = {t: {k: statistics.median(s[k] for s in samples[t]) for k in samples[t][0]}
                          for t in TOOLS}
         results[w[0]]["pinned"] = dp_cpu
+        if hold is not None:
+            os.close(hold)
         print(f"bench: {kind}: done {w[1]}", file=sys.stderr)
 
     ncpu = len(os.sched_getaffinity(0))
@@ -339,6 +353,8 @@ def main():
     ap.add_argument("--diskprobe", default=os.path.join(REPO, "build", "cmd", "diskprobe"))
     ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it)")
     ap.add_argument("--no-rss", action="store_true", help="skip the essd-plx-iops peak RSS run")
+    ap.add_argument("--free-cstates", action="store_true",
+                    help="run QD1 without holding /dev/cpu_dma_latency at 0 (idle CPUs may halt)")
     ap.add_argument("--only", action="append", help="workload key(s) to run: " +
                     ", ".join(w[0] for w in WORKLOADS))
     args = ap.parse_args()
@@ -365,7 +381,8 @@ def main():
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {socket.gethostname()}: "
           f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
     print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
-          + (f", every tool on CPU {args.cpu}" if args.cpu is not None else ""))
+          + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
+          + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool"))
     sys.stdout.flush()
 
     workloads = [w for w in WORKLOADS if not args.only or w[0] in args.only]

@@ -676,3 +676,28 @@ TEST_CASE("verify: jobs sharing a target share one map, so each block is read ba
   CHECK_FALSE(r->verified);
   CHECK(r->verify.blocks_checked == 0);
 }
+
+TEST_CASE("validate: force_async is an io_uring option") {
+  JobSpec spec;
+  spec.engine = EngineKind::Sync;
+  Target t{"/dev/loop9", 64 << 20, 512};
+  CHECK(validate(spec, t).ok());  // auto: nothing asked
+  spec.force_async = 1;
+  CHECK_THAT(validate(spec, t).error(), Contains("force_async is an io_uring option"));
+  spec.engine = EngineKind::IoUring;
+  CHECK(validate(spec, t).ok());
+}
+
+TEST_CASE("engine: force_async=1 marks every I/O IOSQE_ASYNC and still does the whole job") {
+  SKIP_WITHOUT_URING();
+  File f(4 << 20);
+  auto spec = sized(RwMode::RandWrite, 1 << 20);
+  spec.force_async = 1;
+  spec.verify = VerifyKind::Crc32c;  // and every block reads back as written
+  auto r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->write.ios == 256);
+  CHECK(r->verify.blocks_checked == 256);
+  CHECK(r->verify.mismatches == 0);
+  for (const auto& n : r->notes) CHECK_THAT(n, !Contains("force_async=auto"));  // a file: no probe
+}

@@ -1,5 +1,6 @@
 // The engine options in profiles and command-line overrides, in fio's spelling.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "diskprobe/profiles/profiles.h"
 
@@ -94,4 +95,23 @@ TEST_CASE("overrides: engine options from the command line", "[profiles]") {
   for (const char* k : {"norandommap", "verify", "io_size", "sqpoll", "hipri", "continue_on_error", "percentiles"}) {
     CHECK(std::find(keys.begin(), keys.end(), k) != keys.end());
   }
+}
+
+TEST_CASE("profile: force_async is auto by default, a count, or an error naming what is allowed", "[profiles]") {
+  auto d = parse_workload(R"("bs": "4k")");
+  REQUIRE(d.ok());
+  CHECK(d->force_async == JobSpec::kForceAsyncAuto);
+  CHECK(to_json(*d)["force_async"] == "auto");
+  CHECK(parse_workload(R"("force_async": 0)")->force_async == 0);
+  CHECK(parse_workload(R"("force_async": "4")")->force_async == 4);
+  CHECK(parse_workload(R"("force_async": "auto")")->force_async == JobSpec::kForceAsyncAuto);
+  auto one = parse_workload(R"("force_async": 1)");
+  REQUIRE(one.ok());
+  CHECK(to_json(*one)["force_async"] == 1);
+  CHECK_THAT(profiles::fio_command_line(*one), Contains("--force_async=1"));
+  CHECK_THAT(profiles::fio_command_line(*d), !Contains("force_async"));
+  auto bad = parse_workload(R"("force_async": "always")");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Contains("workload.force_async") && Contains("auto or a count N >= 0"));
+  CHECK_FALSE(parse_workload(R"("force_async": -1)").ok());
 }

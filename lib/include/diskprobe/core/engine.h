@@ -30,6 +30,9 @@ struct Target {
   // poll_why says why and what to do), -1 = not a block device or not known.
   int io_poll = -1;
   std::string poll_why;
+  // A bio-based block device (no blk-mq hardware queues, /sys/block/X/mq absent: zram, brd).
+  // Without nowait support, io_uring does each of its I/Os in an io-wq worker thread.
+  bool bio_based = false;
 };
 
 // The region a job works on, after offset=N% and size=N% are resolved against the target.
@@ -42,6 +45,9 @@ Region resolve_region(const JobSpec& spec, const Target& target);
 // What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
 // poll_queues parameter, turned into Target::io_poll / poll_why.
 void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
+
+// Target::bio_based from the sysfs: a disk with no mq/ directory.
+void read_bio_based(const SysRoot& root, const std::string& disk, Target& target);
 
 struct EngineOptions {
   // cpus[j] is the CPU job j is pinned to; empty or -1 = unpinned.

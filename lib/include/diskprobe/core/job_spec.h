@@ -95,6 +95,11 @@ struct JobSpec {
   bool cpus_allowed_split = false;  // cpus_allowed_policy=split: job j on cpus_allowed[j % n]
   bool sqpoll = false;              // a kernel thread polls the submission queue
   bool hipri = false;               // IOPOLL: completions polled, needs the device's poll queues
+  // fio's force_async: every Nth I/O goes straight to io_uring's io-wq workers (IOSQE_ASYNC);
+  // 0 = never. kForceAsyncAuto: a bio-based device's time-based run probes both and keeps the
+  // faster (the engine's note says which); anything else never.
+  static constexpr int kForceAsyncAuto = -1;
+  int force_async = kForceAsyncAuto;
   ContinueOnError continue_on_error = ContinueOnError::None;
   VerifyKind verify = VerifyKind::None;
   bool do_verify = true;            // with verify: read back and check what a write job wrote
