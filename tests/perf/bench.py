@@ -10,7 +10,8 @@ Run as root after packaging/install-deps.sh --test and a build:
     sudo tests/perf/bench.py --device loop --rounds 3 --runtime 3
 
 Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/SIGHUP):
-  zram  a new device from /sys/class/zram-control/hot_add (removed with hot_remove). The
+  zram  a new device from /sys/class/zram-control/hot_add (removed with hot_remove), filled
+        with random data first so no read is answered by a zero fill. The
         default: nothing between the submitter and the memory, so the numbers show what each
         tool costs per I/O. zram is a bio driver without REQ_NOWAIT support, so io_uring
         hands every I/O to an io-wq worker thread of the submitting process.
@@ -24,7 +25,8 @@ neighbour on this 2-core machine hits all three alike; compare ratios, not absol
 CPU columns: "user CPU/IO" is the tool's own figure (diskprobe's job threads, fio's
 usr_cpu). "kernel CPU/IO" is everything else the machine was busy with during the run
 (/proc/stat) less the tool's user time (RUSAGE_CHILDREN, io-wq worker threads included),
-per I/O: the kernel's side of an I/O, wherever it ran. "ceiling" is the most IOPS a tool
+scaled to the measured part (runtime / wall time), per I/O: the kernel's side of an I/O,
+wherever it ran. "ceiling" is the most IOPS a tool
 with no user-space cost at all could reach: every CPU busy with the lowest kernel CPU per
 I/O any of the three needed. Where the ceiling is below a target, no tool can meet that
 target on this device and machine, and the verdict says so.
@@ -76,7 +78,7 @@ def cpu_busy_s():
 
 
 def run_tool(argv):
-    """Runs one tool; returns (CompletedProcess, its user CPU s, the machine's busy CPU s).
+    """Runs one tool; returns (CompletedProcess, its user CPU s, the machine's busy CPU s, wall s).
 
     The tool's user time is the RUSAGE_CHILDREN delta around it, which sums every thread of
     the process, the io_uring io-wq workers included (they are threads of the submitting
@@ -86,13 +88,25 @@ def run_tool(argv):
     argv = pin_prefix + argv
     user0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     busy0 = cpu_busy_s()
+    t0 = time.monotonic()
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = child.communicate()
+    wall = time.monotonic() - t0
     busy = cpu_busy_s() - busy0
     user = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - user0
     p = subprocess.CompletedProcess(argv, child.returncode, out, err)
     child = None
-    return p, user, busy
+    return p, user, busy, wall
+
+
+def kernel_per_io(busy_s, user_s, wall_s, runtime_s, ios):
+    """The machine's CPU per I/O outside the tool's user space, over the measured part only:
+    the run's busy time scaled by measured/wall time (start-up, fio's layout and diskprobe's
+    force_async probe are not in the I/O count). Start-up is lighter than the measured part,
+    so this errs low, and the ceiling built on it errs high: an "out of reach" stays sound."""
+    if not ios or wall_s <= 0:
+        return float("nan")
+    return (busy_s - user_s) * min(1.0, runtime_s / wall_s) / ios
 
 
 def cleanup():
@@ -143,6 +157,9 @@ def make_zram(size):
     cleanups.append(remove)
     with open(f"/sys/block/{name}/disksize", "w") as f:
         f.write(str(size))
+    # Filled with incompressible data (what diskprobe and fio write), so reads are reads: a
+    # never-written zram page is answered with a zero fill, as a hole in the loop file would be.
+    sh("dd", "if=/dev/urandom", f"of=/dev/{name}", "bs=1M", f"count={size >> 20}", "oflag=direct")
     return f"/dev/{name}"
 
 
@@ -192,7 +209,7 @@ def run_diskprobe(binary, dev, w, runtime):
             "--iodepth", str(qd), "--numjobs", str(jobs), "--runtime", str(runtime), "--time_based",
             "true", "--ramp_time", "0", "--direct", "true", "--pinning", pinning(w), "--hold_cstates",
             "false", "--output-format", "json"]
-    p, user_s, busy_s = run_tool(argv)
+    p, user_s, busy_s, wall_s = run_tool(argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
     d = json.loads(p.stdout)
@@ -202,7 +219,7 @@ def run_diskprobe(binary, dev, w, runtime):
         "iops": d["read"]["iops"] + d["write"]["iops"],
         "usr_per_io": d["cpu"]["user_s"] / ios if ios else float("nan"),
         "lat_mean_us": side["lat_ns"]["mean"] / 1000.0,
-        "kernel_per_io": (busy_s - user_s) / ios if ios else float("nan"),
+        "kernel_per_io": kernel_per_io(busy_s, user_s, wall_s, d["runtime_s"], ios),
         "cpu": d["jobs"][0]["cpu"] if len(d["jobs"]) == 1 else -1,
     }
 
@@ -212,7 +229,7 @@ def run_fio(dev, w, runtime, extra):
     argv = ["fio", "--name=bench", f"--filename={dev}", "--ioengine=io_uring", f"--rw={rw}", f"--bs={bs}",
             f"--iodepth={qd}", f"--numjobs={jobs}", "--direct=1", "--time_based", f"--runtime={runtime}",
             "--output-format=json"] + extra
-    p, user_s, busy_s = run_tool(argv)
+    p, user_s, busy_s, wall_s = run_tool(argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)}: exit {p.returncode}: {p.stderr.strip()}")
     d = json.loads(p.stdout[p.stdout.index("{"):])
@@ -228,7 +245,8 @@ def run_fio(dev, w, runtime, extra):
         "iops": iops,
         "usr_per_io": usr_s / ios if ios else float("nan"),
         "lat_mean_us": lat_sum / ios / 1000.0 if ios else float("nan"),
-        "kernel_per_io": (busy_s - user_s) / ios if ios else float("nan"),
+        "kernel_per_io": kernel_per_io(busy_s, user_s, wall_s,
+                                       max(j["job_runtime"] for j in d["jobs"]) / 1000.0, ios),
     }
 
 
