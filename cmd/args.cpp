@@ -56,14 +56,15 @@ std::string fio_spelling(const std::string& w) {
   }
   std::string key = name;
   std::replace(key.begin(), key.end(), '-', '_');
-  static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "group_reporting", "directory"};
+  static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "directory"};
   if (is_override(key) || kFioOnly.count(key) || fio_always_done(key)) return "--" + key + rest;
   return w;
 }
 
-// fio's ioengine as diskprobe's engine; nullopt = not one diskprobe has.
+// fio's ioengine as diskprobe's engine; nullopt = not one diskprobe has. libaio (every vendor
+// line) is the same asynchronous O_DIRECT I/O, run on io_uring.
 std::optional<std::string> engine_for(const std::string& ioengine) {
-  if (ioengine == "io_uring") return "io_uring";
+  if (ioengine == "io_uring" || ioengine == "libaio") return "io_uring";
   if (ioengine == "sync" || ioengine == "psync") return "sync";  // pread/pwrite either way
   return std::nullopt;
 }
@@ -141,8 +142,6 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       ok = value(v);
       auto engine = engine_for(v);
       if (ok && v == "libaio") {
-        // Every vendor line says libaio: the same asynchronous O_DIRECT I/O, on io_uring.
-        engine = "io_uring";
         a.notes.push_back("--ioengine libaio: ran on diskprobe's io_uring engine (the same asynchronous direct "
                           "I/O; libaio itself is not used)");
       }

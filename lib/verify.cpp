@@ -12,13 +12,14 @@
 
 namespace diskprobe {
 
-const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id) {
+const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id, uint64_t* seq) {
   auto h = decode_block_header(block, bs);
   if (!h) return "no diskprobe header (magic or version wrong)";
   if (h->offset != offset) return "header names another offset (misplaced write)";
   if (run_id != 0 && h->run_id != run_id) return "block from another run (write lost)";
   if (h->crc32c == 0) return "written without a checksum (no --verify on the write run)";
   if (block_checksum(block, bs) != h->crc32c) return "bad checksum (data changed)";
+  if (seq) *seq = h->seq;
   return nullptr;
 }
 
@@ -76,15 +77,13 @@ const char* WriteOrder::check(uint64_t block, uint64_t seq, bool exact, uint64_t
 
 // A valid block of this run: is it the last write to its offset? The exact expected seq is
 // counted only for a mismatch that will be listed.
-static void stale_check(const WrittenBlocks& w, uint64_t index, const uint8_t* block, uint64_t offset,
-                        VerifyStats& out) {
-  auto h = decode_block_header(block, w.bs);
+static void stale_check(const WrittenBlocks& w, uint64_t index, uint64_t seq, uint64_t offset, VerifyStats& out) {
   uint64_t expected = 0;
   bool at_least = false;
   const bool listed = out.first.size() < VerifyStats::kMaxListed;
-  const char* why = w.order.check(index, h->seq, listed, &expected, &at_least);
+  const char* why = w.order.check(index, seq, listed, &expected, &at_least);
   if (!why) return;
-  out.add_mismatch(VerifyMismatch{w.first_job, offset, why, h->seq, expected, at_least});
+  out.add_mismatch(VerifyMismatch{w.first_job, offset, why, seq, expected, at_least});
 }
 
 Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, VerifyStats& out,
@@ -124,11 +123,11 @@ Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, Veri
         out.add_mismatch(job, block_off, "read back failed or came back short");
         continue;
       }
-      const uint8_t* block = buf.get() + i * w.bs;
-      if (const char* why = check_block(block, w.bs, block_off, run_id)) {
+      uint64_t seq = 0;
+      if (const char* why = check_block(buf.get() + i * w.bs, w.bs, block_off, run_id, &seq)) {
         out.add_mismatch(job, block_off, why);
       } else if (w.order.kind != WriteOrder::Kind::Unknown) {
-        stale_check(w, first + i, block, block_off, out);
+        stale_check(w, first + i, seq, block_off, out);
       }
     }
   }

@@ -18,7 +18,8 @@ namespace diskprobe {
 // checksum that matches; otherwise what is wrong, as static text. run_id 0 accepts any run
 // (a read workload checks data an earlier run wrote); otherwise it must match (a lost write
 // leaves the previous run's block behind, intact but stale).
-const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id);
+const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id,
+                        uint64_t* seq = nullptr);
 
 // The order one job laid its writes over the region, kept instead of a sequence number per
 // block: write seq s (1-based) was the s-th the job issued, and writes walk the region's n
