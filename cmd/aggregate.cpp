@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "diskprobe/core/aggregate.h"
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/run_summary.h"
 #include "tools.h"
 
@@ -30,7 +31,7 @@ int cmd_aggregate(const Args& a) {
     return 2;
   }
   Fleet f = aggregate_runs(runs);
-  std::string out = a.json ? fleet_json(f).dump(2) + "\n" : fleet_text(f);
+  std::string out = a.json ? dump_json(fleet_json(f)) + "\n" : fleet_text(f);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return f.failed.empty() ? 0 : 4;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/profiles/profiles.h"
 
 namespace diskprobe::cli {
@@ -69,6 +70,10 @@ std::optional<std::string> engine_for(const std::string& ioengine) {
   return std::nullopt;
 }
 
+// PATH_MAX: no path, option or value is longer; a longer word is refused before anything
+// quotes or parses it.
+constexpr size_t kMaxWordBytes = 4096;
+
 bool is_bool_word(const std::string& w) {
   static const std::set<std::string> kWords = {"0", "1", "true", "false", "yes", "no", "on", "off"};
   return kWords.count(w) > 0;
@@ -79,6 +84,13 @@ bool is_bool_word(const std::string& w) {
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
   Args a;
   std::vector<std::string> words(argv + 1, argv + argc);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].size() > kMaxWordBytes) {
+      error = "argument " + std::to_string(i + 1) + " ('" + excerpt(words[i], 32) + "') is longer than " +
+              std::to_string(kMaxWordBytes) + " bytes: no option, value or path is";
+      return std::nullopt;
+    }
+  }
   for (size_t i = 0; i < words.size(); ++i) {
     std::string w = fio_spelling(words[i]);
     std::optional<std::string> inline_value;
@@ -146,7 +158,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
                           "I/O; libaio itself is not used)");
       }
       if (ok && !engine) {
-        error = "--ioengine " + v + ": diskprobe runs io_uring (libaio's job lines run on it too) " +
+        error = "--ioengine " + excerpt(v) + ": diskprobe runs io_uring (libaio's job lines run on it too) " +
                 "or sync/psync (pread/pwrite)";
         return std::nullopt;
       }
@@ -171,11 +183,11 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       }
       if (ok) a.overrides[w.substr(2)] = v;
     } else if (w.size() > 1 && w[0] == '-') {
-      error = "unknown option " + w + ": see 'diskprobe --help'";
+      error = "unknown option " + excerpt(w) + ": see 'diskprobe --help'";
       return std::nullopt;
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
-        error = "unknown command '" + w + "': use devices, check, tune, profiles, profile, run, compare or aggregate";
+        error = "unknown command '" + excerpt(w) + "': use devices, check, tune, profiles, profile, run, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;
@@ -185,7 +197,8 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     if (!ok) return std::nullopt;
   }
   if (!a.filename.empty() && !a.positional.empty() && a.command == "run" && a.positional[0] != a.filename) {
-    error = "--filename " + a.filename + " and DEVICE " + a.positional[0] + " name two targets: give one";
+    error = "--filename " + excerpt(a.filename) + " and DEVICE " + excerpt(a.positional[0]) +
+            " name two targets: give one";
     return std::nullopt;
   }
   if (a.paranoid && a.no_paranoid) {
@@ -201,7 +214,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     return std::nullopt;
   }
   if (a.mode != "write" && a.mode != "read") {
-    error = "--mode " + a.mode + ": use write or read";
+    error = "--mode " + excerpt(a.mode) + ": use write or read";
     return std::nullopt;
   }
   return a;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "diskprobe/core/compare.h"
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/run_summary.h"
 #include "tools.h"
 
@@ -35,7 +36,7 @@ int cmd_compare(const Args& a) {
 
   Comparison c = compare_runs(*run_a, *run_b, tolerance);
   std::string out =
-      a.json ? comparison_json(c, *run_a, *run_b).dump(2) + "\n" : comparison_text(c, *run_a, *run_b);
+      a.json ? dump_json(comparison_json(c, *run_a, *run_b)) + "\n" : comparison_text(c, *run_a, *run_b);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return c.regressed ? 4 : 0;
 }

@@ -22,6 +22,7 @@
 #include "diskprobe/core/engine.h"
 #include "diskprobe/core/environment.h"
 #include "diskprobe/core/html_report.h"
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
@@ -71,7 +72,7 @@ void print(const std::string& s) {
   std::fflush(stdout);
 }
 
-void print_json(const json& j) { print(j.dump(2) + "\n"); }
+void print_json(const json& j) { print(dump_json(j) + "\n"); }
 
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
   if (a.mode == "read") return safety::Mode::Read;
@@ -151,7 +152,7 @@ int cmd_profile(const cli::Args& a) {
   }
   auto spec = spec_from(a, a.positional[1]);
   if (!spec) return fail(kUsage, spec.error());
-  print(a.json ? diskprobe::to_json(*spec).dump(2) + "\n" : cli::spec_text(*spec));
+  print(a.json ? dump_json(diskprobe::to_json(*spec)) + "\n" : cli::spec_text(*spec));
   return kOk;
 }
 

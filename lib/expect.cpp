@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/results.h"
 
 namespace diskprobe {
@@ -28,6 +29,8 @@ constexpr Unit kIopsUnits[] = {{"", 1}, {"k", 1e3}, {"M", 1e6}};
 
 constexpr std::string_view kBandwidthHelp = "B/s, KiB/s, MiB/s, GiB/s, KB/s, MB/s or GB/s";
 constexpr std::string_view kLatencyHelp = "ns, us, ms or s";
+// Far longer than any real one ("read.clat.p99.9999<=1.5ms"); keeps its error one short line.
+constexpr size_t kMaxExpressionBytes = 128;
 
 std::string bad(std::string_view text, size_t column, const std::string& why) {
   // One line: the expression with the bad part marked, then what to write instead.
@@ -154,6 +157,10 @@ Result<Expectation> parse_expectation(std::string_view text) {
   e.origin = "--expect";
   size_t op_at = text.find_first_of("<>=!");
   if (text.empty()) return make_error("--expect '': empty; write it like iops>=38000 or write.lat.p99<=2ms");
+  if (text.size() > kMaxExpressionBytes) {
+    return make_error("--expect '" + excerpt(text, 32) + "': longer than " + std::to_string(kMaxExpressionBytes) +
+                      " bytes; write it like iops>=38000 or write.lat.p99<=2ms");
+  }
   if (op_at == std::string_view::npos) {
     return make_error(bad(text, text.size(), "no comparison: use >=, <=, >, < or =="));
   }
@@ -224,6 +231,7 @@ Result<Expectation> parse_expectation(std::string_view text) {
       break;
   }
   e.threshold = number * (u ? u->factor : 1.0);
+  if (!std::isfinite(e.threshold)) return make_error(bad(text, num_at, "the number is out of range"));
   return e;
 }
 

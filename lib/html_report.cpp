@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "diskprobe/core/json_io.h"
+
 namespace diskprobe {
 
 namespace {
@@ -36,7 +38,9 @@ __attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char*
   va_end(again);
 }
 
-std::string esc(const std::string& s) {
+// The page says charset=utf-8, so bytes that are not UTF-8 become U+FFFD first.
+std::string esc(const std::string& raw) {
+  std::string s = valid_utf8(raw);
   std::string o;
   o.reserve(s.size());
   for (char c : s) {

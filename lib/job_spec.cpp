@@ -1,6 +1,7 @@
 #include "diskprobe/core/job_spec.h"
 
 #include <array>
+#include <bitset>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -96,17 +97,26 @@ std::optional<long> whole_number(std::string_view s) {
 }  // namespace
 
 std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s) {
-  std::vector<int> cpus;
+  // A set of CPUs, as fio's mask: "0-4095" said 10,000 times is still 4096 CPUs, not a list
+  // of 40 million. More entries than CPUs can only be a mistake.
+  constexpr int kCpus = 4096;
+  std::bitset<kCpus> set;
+  size_t entries = 0;
   while (!s.empty()) {
+    if (++entries > kCpus) return std::nullopt;
     size_t comma = s.find(',');
     std::string_view part = s.substr(0, comma);
     s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
     size_t dash = part.find('-');
     auto lo = whole_number(part.substr(0, dash));
     auto hi = dash == std::string_view::npos ? lo : whole_number(part.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo || *hi >= 4096) return std::nullopt;
-    for (long c = *lo; c <= *hi; ++c) cpus.push_back(static_cast<int>(c));
+    if (!lo || !hi || *hi < *lo || *hi >= kCpus) return std::nullopt;
+    for (long c = *lo; c <= *hi; ++c) set.set(static_cast<size_t>(c));
     if (comma != std::string_view::npos && s.empty()) return std::nullopt;  // trailing comma
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < kCpus; ++c) {
+    if (set.test(static_cast<size_t>(c))) cpus.push_back(c);
   }
   if (cpus.empty()) return std::nullopt;
   return cpus;

@@ -2,13 +2,16 @@
 #include <cstdio>
 #include <string>
 
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/report.h"
 
 namespace diskprobe {
 
 namespace {
 
-std::string xml_escape(const std::string& s) {
+// Declared UTF-8 in the header, so bytes that are not become U+FFFD first.
+std::string xml_escape(const std::string& raw) {
+  std::string s = valid_utf8(raw);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {

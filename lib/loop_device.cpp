@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "diskprobe/core/fd.h"
+#include "diskprobe/core/json_io.h"
 
 namespace diskprobe {
 
@@ -156,11 +157,11 @@ Result<uint64_t> parse_size(std::string_view text) {
   uint64_t value = 0;
   while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
     uint64_t d = static_cast<uint64_t>(t[i] - '0');
-    if (value > (UINT64_MAX - d) / 10) return make_error("size '" + t + "' is too large");
+    if (value > (UINT64_MAX - d) / 10) return make_error("size '" + excerpt(t) + "' is too large");
     value = value * 10 + d;
     ++i;
   }
-  if (i == 0) return make_error("bad size '" + t + "': give a number with an optional unit, like 1G or 512M");
+  if (i == 0) return make_error("bad size '" + excerpt(t) + "': give a number with an optional unit, like 1G or 512M");
   std::string unit = t.substr(i);
   // fio's default kb_base=1024: k, M, G are binary; "KiB", "MB" and "m" are accepted alike.
   int shift = -1;
@@ -180,8 +181,8 @@ Result<uint64_t> parse_size(std::string_view text) {
       }
     }
   }
-  if (shift < 0) return make_error("bad size unit in '" + t + "': use k, M, G or T (binary, as fio)");
-  if (shift > 0 && value > (UINT64_MAX >> shift)) return make_error("size '" + t + "' is too large");
+  if (shift < 0) return make_error("bad size unit in '" + excerpt(t) + "': use k, M, G or T (binary, as fio)");
+  if (shift > 0 && value > (UINT64_MAX >> shift)) return make_error("size '" + excerpt(t) + "' is too large");
   return value << shift;
 }
 

@@ -1,5 +1,7 @@
 #include "diskprobe/core/report.h"
 
+#include "diskprobe/core/json_io.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
@@ -657,7 +659,7 @@ json to_json(const Results& r) {
 }
 
 std::string render(const Results& r, OutputFormat f) {
-  if (f == OutputFormat::Json) return to_json(r).dump(2) + "\n";
+  if (f == OutputFormat::Json) return dump_json(to_json(r)) + "\n";
   if (f == OutputFormat::Junit) return render_junit(r);
   return render_text(r);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/sysroot.h"
 
 namespace diskprobe {
@@ -96,7 +97,7 @@ ExpectationOutcome expectation(const json& e) {
     }
   }
   if (const json& v = at(e, "actual"); !v.is_null())
-    o.detail = v.is_string() ? v.get<std::string>() : v.dump();
+    o.detail = v.is_string() ? v.get<std::string>() : dump_json(v, -1);
   if (o.detail.empty()) o.detail = first_text(e, {"message", "detail", "reason"});
   return o;
 }
@@ -145,13 +146,16 @@ Result<RunSummary> summarize_run(const json& j, const std::string& origin) {
   return s;
 }
 
+Result<RunSummary> parse_run_summary(std::string_view text, const std::string& origin) {
+  auto j = parse_json(text, origin);
+  if (!j) return make_error(j.error() + "; write it with 'diskprobe run ... --output-format json'");
+  return summarize_run(*j, origin);
+}
+
 Result<RunSummary> load_run_summary(const std::string& path) {
   auto content = read_file(path);
   if (!content) return make_error(content.error());
-  json j = json::parse(*content, nullptr, false);
-  if (j.is_discarded())
-    return make_error(path + ": not valid JSON: write it with 'diskprobe run ... --output-format json'");
-  return summarize_run(j, path);
+  return parse_run_summary(*content, path);
 }
 
 }  // namespace diskprobe

@@ -1,6 +1,7 @@
 #include "diskprobe/core/sysroot.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskprobe/core/fd.h"
@@ -8,8 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace diskprobe {
 namespace fs = std::filesystem;
@@ -32,13 +31,35 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return make_error(errno_message("open", path, errno ? errno : ENOENT));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return make_error(errno_message("read", path, errno ? errno : EIO));
-  return ss.str();
+Result<std::string> read_file(const std::string& path, size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
+  auto fd = Fd::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (!fd) return make_error(fd.error());
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return make_error(errno_message("fstat", path, errno));
+  // Checked before reading: /dev/zero or a pipe would be read until memory runs out.
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISFIFO(st.st_mode) ? "a pipe"
+                                              : "not a regular file";
+    return make_error(path + " is " + kind + ": give a regular file");
+  }
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd->get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(errno_message("read", path, errno));
+    if (n == 0) break;
+    // procfs and sysfs files say size 0 or 4096, so the limit is on what is read.
+    if (out.size() + static_cast<size_t>(n) > max_bytes) {
+      return make_error(path + " is larger than " + std::to_string(max_bytes >> 10) + " KiB: not read");
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 SysRoot::SysRoot(std::string sysfs, std::string procfs)

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "diskprobe/core/expect.h"
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/sysroot.h"
 
@@ -22,7 +23,15 @@ namespace {
 // Problems found in one profile or one command line, reported together.
 using Problems = std::vector<std::string>;
 
-std::string show(const json& v) { return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(); }
+// A value as an error message quotes it: shortened, so a 10 MB value makes a short line.
+std::string show(const json& v) {
+  return v.is_string() ? "'" + excerpt(v.get_ref<const std::string&>()) + "'" : excerpt(dump_json(v, -1));
+}
+
+// A profile is a page of JSON; a bigger file is a mistake, not a profile.
+constexpr size_t kMaxProfileBytes = 1u << 20;
+// Problems listed in one message; the rest are counted.
+constexpr size_t kMaxProblemsShown = 10;
 
 std::optional<uint64_t> as_u64(const json& v) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
@@ -318,7 +327,7 @@ void apply_object(JobSpec& spec, const json& obj, const std::vector<Field>& fiel
     if (!f) {
       std::string known;
       for (const auto& g : fields) known += (known.empty() ? "" : ", ") + std::string(g.key);
-      problems.push_back(where + "." + key + ": unknown field; known fields are " + known);
+      problems.push_back(where + "." + excerpt(key) + ": unknown field; known fields are " + known);
     } else if (!f->set(spec, value)) {
       problems.push_back(where + "." + key + ": " + show(value) + " is not allowed; use " + f->allowed);
     }
@@ -328,7 +337,9 @@ void apply_object(JobSpec& spec, const json& obj, const std::vector<Field>& fiel
 std::string join_problems(const std::string& origin, const Problems& problems) {
   std::string msg = origin + ": " + std::to_string(problems.size()) + " problem" +
                     (problems.size() == 1 ? "" : "s") + ": ";
-  for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+  size_t shown = std::min(problems.size(), kMaxProblemsShown);
+  for (size_t i = 0; i < shown; ++i) msg += (i ? "; " : "") + problems[i];
+  if (shown < problems.size()) msg += "; and " + std::to_string(problems.size() - shown) + " more";
   return msg;
 }
 
@@ -373,12 +384,13 @@ std::vector<ProfileInfo> list(const std::vector<std::string>& dirs) {
       bool shadowed = std::any_of(found.begin(), found.end(), [&](const ProfileInfo& i) { return i.name == name; });
       if (shadowed) continue;
       ProfileInfo info{name, "", p.string()};
-      if (auto text = read_file(p.string())) {
-        auto j = json::parse(*text, nullptr, false);
-        if (!j.is_discarded() && j.is_object() && j.contains("description") && j["description"].is_string()) {
+      if (auto text = read_file(p.string(), kMaxProfileBytes)) {
+        auto parsed = parse_json(*text, p.string());
+        const json& j = parsed ? *parsed : json();
+        if (j.is_object() && j.contains("description") && j["description"].is_string()) {
           info.description = j["description"].get<std::string>();
-        } else if (!j.is_discarded() && j.is_object() && j.contains("extends") && j["extends"].is_string()) {
-          info.description = "extends " + j["extends"].get<std::string>();
+        } else if (j.is_object() && j.contains("extends") && j["extends"].is_string()) {
+          info.description = "extends " + excerpt(j["extends"].get_ref<const std::string&>());
         } else {
           info.description = "(invalid profile: run 'diskprobe profile show " + name + "' for the errors)";
         }
@@ -407,12 +419,9 @@ std::optional<std::vector<std::string>> as_strings(const json& v) {
 
 Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin, const std::vector<std::string>& dirs,
                          int depth) {
-  json j;
-  try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    return make_error(origin + ": not valid JSON: " + e.what());
-  }
+  auto doc = parse_json(json_text, origin);
+  if (!doc) return make_error(doc.error());
+  const json& j = *doc;
   if (!j.is_object()) return make_error(origin + ": expected a JSON object at the top level");
   JobSpec spec;
   Problems problems;
@@ -454,7 +463,7 @@ Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin
     } else if (key == "expect") {
       auto list = as_strings(value);
       if (!list) {
-        problems.push_back("expect: expected an array of expressions like [\"iops>=38000\"], found " + value.dump());
+        problems.push_back("expect: expected an array of expressions like [\"iops>=38000\"], found " + show(value));
         continue;
       }
       for (const auto& e : *list) {
@@ -465,12 +474,12 @@ Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin
     } else if (key == "notes") {
       auto list = as_strings(value);
       if (!list) {
-        problems.push_back("notes: expected an array of strings, found " + value.dump());
+        problems.push_back("notes: expected an array of strings, found " + show(value));
         continue;
       }
       spec.notes = *list;
     } else {
-      problems.push_back(key +
+      problems.push_back(excerpt(key) +
                          ": unknown field; a profile has name, description, source, extends, workload, host, "
                          "expect and notes");
     }
@@ -486,6 +495,9 @@ Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin
 Result<JobSpec> load_at(std::string_view name_or_path, const std::vector<std::string>& dirs, int depth) {
   std::string arg(name_or_path);
   if (arg.empty()) return make_error("empty profile name: see 'diskprobe profiles'");
+  if (arg.size() > 4096) {  // PATH_MAX: no name or path is longer
+    return make_error("profile '" + excerpt(arg) + "': longer than any path; give a profile's name or file");
+  }
   std::string path;
   if (looks_like_path(arg)) {
     path = arg;
@@ -499,11 +511,11 @@ Result<JobSpec> load_at(std::string_view name_or_path, const std::vector<std::st
     if (path.empty()) {
       std::string known;
       for (const auto& info : list(dirs)) known += (known.empty() ? "" : ", ") + info.name;
-      return make_error("unknown profile '" + arg + "'; known profiles: " + (known.empty() ? "(none found)" : known));
+      return make_error("unknown profile '" + excerpt(arg) + "'; known profiles: " + (known.empty() ? "(none found)" : known));
     }
   }
-  auto text = read_file(path);
-  if (!text) return make_error("profile " + arg + ": " + text.error());
+  auto text = read_file(path, kMaxProfileBytes);
+  if (!text) return make_error("profile " + excerpt(arg) + ": " + text.error());
   auto spec = parse_at(*text, path, dirs, depth);
   if (spec && spec->name.empty()) spec->name = fs::path(path).stem().string();
   return spec;
@@ -525,10 +537,10 @@ Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& 
     const Field* f = find_field(workload_fields(), key);
     if (!f) f = find_field(host_fields(), key);
     if (!f) {
-      problems.push_back("--" + key + ": unknown option");
+      problems.push_back("--" + excerpt(key) + ": unknown option");
       continue;
     }
-    if (!f->set(spec, json(text))) problems.push_back("--" + key + " " + text + ": use " + f->allowed);
+    if (!f->set(spec, json(text))) problems.push_back("--" + key + " " + excerpt(text) + ": use " + f->allowed);
   }
   if (!problems.empty()) {
     std::string msg;

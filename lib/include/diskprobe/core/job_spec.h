@@ -30,7 +30,8 @@ std::string_view to_string(ContinueOnError c);
 std::string_view to_string(VerifyKind v);
 std::optional<ContinueOnError> parse_continue_on_error(std::string_view s);
 std::optional<VerifyKind> parse_verify(std::string_view s);
-// "0-3,6,8-9" (fio's cpus_allowed) -> {0,1,2,3,6,8,9}; nullopt when malformed.
+// "0-3,6,8-9" (fio's cpus_allowed) -> {0,1,2,3,6,8,9}: a set, ascending, each CPU once;
+// nullopt when malformed or when it has more entries than CPUs (4096).
 std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s);
 // fio's percentile_list: "50:99:99.9" or "50,99,99.9"; each in (0, 100].
 std::optional<std::vector<double>> parse_percentile_list(std::string_view s);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,8 @@ struct RunSummary {
 };
 
 Result<RunSummary> summarize_run(const nlohmann::json& report, const std::string& origin);
+// Parses a JSON run report read from `origin`; errors name it and what to do.
+Result<RunSummary> parse_run_summary(std::string_view text, const std::string& origin);
 // Reads and parses a JSON run report; errors name the file and what to do.
 Result<RunSummary> load_run_summary(const std::string& path);
 

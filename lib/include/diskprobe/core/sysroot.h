@@ -2,6 +2,7 @@
 // fixture tree (--sysfs, --procfs) exactly as node_exporter's --path.sysfs does.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,8 +43,12 @@ class SysRoot {
   std::string procfs_;
 };
 
-// Reads a whole file; used by SysRoot and for the few non-sysfs files (e.g. /etc/os-release).
-Result<std::string> read_file(const std::string& path);
+// Limit on any file read whole: far above the largest /proc/interrupts or run report seen.
+constexpr size_t kMaxFileBytes = 64u << 20;
+// Reads a whole regular file of at most `max_bytes`; used by SysRoot and for the few files
+// outside it (profiles, reports, /etc/os-release). A device, pipe or directory is refused
+// before anything is read.
+Result<std::string> read_file(const std::string& path, size_t max_bytes = kMaxFileBytes);
 std::string trim(std::string_view s);
 
 }  // namespace diskprobe
