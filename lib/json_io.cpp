@@ -38,26 +38,35 @@ std::string reason(const json::exception& e) {
   return excerpt(w, 160);
 }
 
-// Length of the valid UTF-8 sequence at s[i], 0 when the byte there starts none.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  auto cont = [&](size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
-  unsigned char c = b(i);
+// The sequence at s[i]: its length when it is valid UTF-8, else minus the length of the
+// longest start of one there (replaced by one U+FFFD, as nlohmann's dump does).
+int utf8_sequence(std::string_view s, size_t i) {
+  auto c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    if (!cont(i + 1) || !cont(i + 2)) return 0;
-    if (c == 0xE0 && b(i + 1) < 0xA0) return 0;   // overlong
-    if (c == 0xED && b(i + 1) > 0x9F) return 0;   // UTF-16 surrogates
-    return 3;
+  int need = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range; later ones are 80..BF
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    if (c == 0xE0) lo = 0xA0;  // overlong
+    if (c == 0xED) hi = 0x9F;  // UTF-16 surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    if (c == 0xF0) lo = 0x90;  // overlong
+    if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return -1;
   }
-  if (c >= 0xF0 && c <= 0xF4) {
-    if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3)) return 0;
-    if (c == 0xF0 && b(i + 1) < 0x90) return 0;   // overlong
-    if (c == 0xF4 && b(i + 1) > 0x8F) return 0;   // above U+10FFFF
-    return 4;
+  for (int k = 1; k <= need; ++k) {
+    size_t at = i + static_cast<size_t>(k);
+    if (at >= s.size()) return -k;
+    auto b = static_cast<unsigned char>(s[at]);
+    if (b < lo || b > hi) return -k;
+    lo = 0x80;
+    hi = 0xBF;
   }
-  return 0;
+  return need + 1;
 }
 
 }  // namespace
@@ -84,14 +93,10 @@ std::string valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    size_t n = utf8_length(s, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-      ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
-    }
+    int n = utf8_sequence(s, i);
+    if (n < 0) out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    else out.append(s.substr(i, static_cast<size_t>(n)));
+    i += static_cast<size_t>(n < 0 ? -n : n);
   }
   return out;
 }
