@@ -13,6 +13,8 @@ want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
 # strace: the tuning test that proves `diskprobe tune` never opens the device.
 [ "${1:-}" = "--test" ] && want+=(strace)
+# clang and its libFuzzer runtime: the fuzz stage of packaging/test.sh (tests/fuzz).
+[ "${1:-}" = "--test" ] && want+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${want[@]}"; do
