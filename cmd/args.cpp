@@ -187,7 +187,8 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       return std::nullopt;
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
-        error = "unknown command '" + excerpt(w) + "': use devices, check, tune, profiles, profile, run, compare or aggregate";
+        error = "unknown command '" + excerpt(w) +
+                "': use devices, check, tune, profiles, profile, run, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;

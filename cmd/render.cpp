@@ -151,7 +151,8 @@ static std::string engine_options_text(const JobSpec& s) {
   if (s.offset_percent > 0) o << " offset=" << s.offset_percent << "%";
   if (s.io_size) o << " io_size=" << s.io_size;
   if (!s.cpus_allowed.empty()) {
-    o << " cpus_allowed=" << tuning::format_cpu_list(s.cpus_allowed) << " cpus_allowed_policy=" << (s.cpus_allowed_split ? "split" : "shared");
+    o << " cpus_allowed=" << tuning::format_cpu_list(s.cpus_allowed)
+      << " cpus_allowed_policy=" << (s.cpus_allowed_split ? "split" : "shared");
   }
   if (s.sqpoll) o << " sqpoll=1";
   if (s.hipri) o << " hipri=1";

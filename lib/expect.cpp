@@ -158,7 +158,8 @@ Result<Expectation> parse_expectation(std::string_view text) {
   size_t op_at = text.find_first_of("<>=!");
   if (text.empty()) return make_error("--expect '': empty; write it like iops>=38000 or write.lat.p99<=2ms");
   if (text.size() > kMaxExpressionBytes) {
-    return make_error("--expect '" + excerpt(text, 32) + "': longer than " + std::to_string(kMaxExpressionBytes) +
+    return make_error("--expect '" + excerpt(text, 32) + "': longer than " +
+                      std::to_string(kMaxExpressionBytes) +
                       " bytes; write it like iops>=38000 or write.lat.p99<=2ms");
   }
   if (op_at == std::string_view::npos) {

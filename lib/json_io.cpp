@@ -15,8 +15,10 @@ bool nests_deeper_than(std::string_view t, size_t limit) {
   for (size_t i = 0; i < t.size(); ++i) {
     char c = t[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -94,8 +96,10 @@ std::string valid_utf8(std::string_view s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     int n = utf8_sequence(s, i);
-    if (n < 0) out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-    else out.append(s.substr(i, static_cast<size_t>(n)));
+    if (n < 0)
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+    else
+      out.append(s.substr(i, static_cast<size_t>(n)));
     i += static_cast<size_t>(n < 0 ? -n : n);
   }
   return out;

@@ -161,7 +161,8 @@ Result<uint64_t> parse_size(std::string_view text) {
     value = value * 10 + d;
     ++i;
   }
-  if (i == 0) return make_error("bad size '" + excerpt(t) + "': give a number with an optional unit, like 1G or 512M");
+  if (i == 0)
+    return make_error("bad size '" + excerpt(t) + "': give a number with an optional unit, like 1G or 512M");
   std::string unit = t.substr(i);
   // fio's default kb_base=1024: k, M, G are binary; "KiB", "MB" and "m" are accepted alike.
   int shift = -1;
@@ -181,7 +182,8 @@ Result<uint64_t> parse_size(std::string_view text) {
       }
     }
   }
-  if (shift < 0) return make_error("bad size unit in '" + excerpt(t) + "': use k, M, G or T (binary, as fio)");
+  if (shift < 0)
+    return make_error("bad size unit in '" + excerpt(t) + "': use k, M, G or T (binary, as fio)");
   if (shift > 0 && value > (UINT64_MAX >> shift)) return make_error("size '" + excerpt(t) + "' is too large");
   return value << shift;
 }

@@ -463,7 +463,8 @@ Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin
     } else if (key == "expect") {
       auto list = as_strings(value);
       if (!list) {
-        problems.push_back("expect: expected an array of expressions like [\"iops>=38000\"], found " + show(value));
+        problems.push_back("expect: expected an array of expressions like [\"iops>=38000\"], found " +
+                           show(value));
         continue;
       }
       for (const auto& e : *list) {
@@ -511,7 +512,8 @@ Result<JobSpec> load_at(std::string_view name_or_path, const std::vector<std::st
     if (path.empty()) {
       std::string known;
       for (const auto& info : list(dirs)) known += (known.empty() ? "" : ", ") + info.name;
-      return make_error("unknown profile '" + excerpt(arg) + "'; known profiles: " + (known.empty() ? "(none found)" : known));
+      return make_error("unknown profile '" + excerpt(arg) +
+                        "'; known profiles: " + (known.empty() ? "(none found)" : known));
     }
   }
   auto text = read_file(path, kMaxProfileBytes);
@@ -540,7 +542,8 @@ Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& 
       problems.push_back("--" + excerpt(key) + ": unknown option");
       continue;
     }
-    if (!f->set(spec, json(text))) problems.push_back("--" + key + " " + excerpt(text) + ": use " + f->allowed);
+    if (!f->set(spec, json(text)))
+      problems.push_back("--" + key + " " + excerpt(text) + ": use " + f->allowed);
   }
   if (!problems.empty()) {
     std::string msg;

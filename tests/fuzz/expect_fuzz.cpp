@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto e = parse_expectation(text)) {
     Results r;
     r.runtime_s = 1;
-    for (const auto& res : check_expectations({*e}, r)) (void)format_quantity(res.expectation.quantity, res.measured);
+    for (const auto& res : check_expectations({*e}, r))
+      (void)format_quantity(res.expectation.quantity, res.measured);
   }
   static const auto catalog = profiles::load_volume_catalog({DISKPROBE_PROFILE_SOURCE_DIR});
   if (catalog) {

@@ -32,7 +32,8 @@ inline std::vector<std::string_view> split(std::string_view in, std::string_view
 }
 
 inline void write_file(const std::string& path, std::string_view content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(content.data(), static_cast<std::streamsize>(content.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(content.data(), static_cast<std::streamsize>(content.size()));
 }
 
 // mkdtemp under $TMPDIR, removed at exit (libFuzzer ends with exit(), so atexit runs). Never

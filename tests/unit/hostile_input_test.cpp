@@ -80,7 +80,8 @@ TEST_CASE("iodepth 1e400 is an error naming the number, not an abort", "[hostile
   auto neg = profiles::parse(R"({"workload":{"iodepth":-1e400}})", "f.json");
   CHECK_FALSE(neg.ok());
   // In range as a double, not as a depth: refused with what is allowed.
-  auto huge = profiles::parse(R"({"workload":{"iodepth":1e300, "time_based": true, "runtime": 1}})", "f.json");
+  auto huge =
+      profiles::parse(R"({"workload":{"iodepth":1e300, "time_based": true, "runtime": 1}})", "f.json");
   REQUIRE_FALSE(huge.ok());
   CHECK_THAT(huge.error(), Contains("a whole number from 1 to 65536"));
 }
@@ -101,8 +102,8 @@ TEST_CASE("parse_json: every bad text is one short line, never an exception", "[
 
 TEST_CASE("a value or key of a megabyte is quoted as a short excerpt", "[hostile]") {
   std::string big(1 << 19, 'x');
-  auto s = profiles::parse(R"({"workload":{"rw":")" + big + R"(", ")" + big + R"(": 1}, ")" + big + R"(": 2})",
-                           "f.json");
+  auto s = profiles::parse(
+      R"({"workload":{"rw":")" + big + R"(", ")" + big + R"(": 1}, ")" + big + R"(": 2})", "f.json");
   REQUIRE_FALSE(s.ok());
   CHECK_THAT(s.error(), Contains("(524288 bytes)"));
   check_short_line(s.error(), 1500);
@@ -154,7 +155,8 @@ TEST_CASE("--profile /dev/zero and extends /dev/zero are refused, not read until
   REQUIRE_FALSE(extended.ok());
   CHECK_THAT(extended.error(), Contains("extends") && Contains("character device"));
   // A profile over 1 MiB is not a profile.
-  std::string big = dir.write("big.json", "{\"workload\": {}, \"notes\": [\"" + std::string(2 << 20, 'x') + "\"]}");
+  std::string big =
+      dir.write("big.json", "{\"workload\": {}, \"notes\": [\"" + std::string(2 << 20, 'x') + "\"]}");
   auto too_big = profiles::load(big, {dir.path});
   REQUIRE_FALSE(too_big.ok());
   CHECK_THAT(too_big.error(), Contains("larger than 1024 KiB"));
@@ -203,7 +205,8 @@ TEST_CASE("an expectation of kilobytes is refused short; numbers out of range to
 TEST_CASE("compare/aggregate: a report nested 60000 deep in a dumped value is an error, not SIGSEGV",
           "[hostile]") {
   auto r = parse_run_summary(
-      nested(60000, R"({"schema_version": 1, "read": {"ios": 1}, "expectations": [{"actual": @}]})"), "a.json");
+      nested(60000, R"({"schema_version": 1, "read": {"ios": 1}, "expectations": [{"actual": @}]})"),
+      "a.json");
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error(), Contains("a.json") && Contains("nested more than 64 deep"));
   check_short_line(r.error());
@@ -232,14 +235,14 @@ TEST_CASE("bytes that are not UTF-8 become U+FFFD in the JSON, JUnit and HTML re
 TEST_CASE("valid_utf8 keeps every valid sequence and replaces each bad byte", "[hostile]") {
   const std::pair<std::string, std::string> cases[] = {
       {"plain", "plain"},
-      {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9"},              // été
-      {"\xe2\x82\xac", "\xe2\x82\xac"},                        // €
-      {"\xf0\x9f\x92\xbe", "\xf0\x9f\x92\xbe"},                // a floppy disk
+      {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9"},  // été
+      {"\xe2\x82\xac", "\xe2\x82\xac"},            // €
+      {"\xf0\x9f\x92\xbe", "\xf0\x9f\x92\xbe"},    // a floppy disk
       {"\xff", "\xef\xbf\xbd"},
-      {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                // overlong '/'
-      {"\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  // overlong, 3 bytes
+      {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                                  // overlong '/'
+      {"\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},                  // overlong, 3 bytes
       {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  // above U+10FFFF
-      {"a\xe2\x82", "a\xef\xbf\xbd"},                          // cut short: one
+      {"a\xe2\x82", "a\xef\xbf\xbd"},                                            // cut short: one
       {"\xe2\x82z", "\xef\xbf\xbdz"},
   };
   for (const auto& [in, want] : cases) {
