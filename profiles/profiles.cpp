@@ -386,7 +386,8 @@ std::vector<ProfileInfo> list(const std::vector<std::string>& dirs) {
       ProfileInfo info{name, "", p.string()};
       if (auto text = read_file(p.string(), kMaxProfileBytes)) {
         auto parsed = parse_json(*text, p.string());
-        const json& j = parsed ? *parsed : json();
+        static const json kInvalid;
+        const json& j = parsed ? *parsed : kInvalid;
         if (j.is_object() && j.contains("description") && j["description"].is_string()) {
           info.description = j["description"].get<std::string>();
         } else if (j.is_object() && j.contains("extends") && j["extends"].is_string()) {
