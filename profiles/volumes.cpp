@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/sysroot.h"
 
@@ -74,8 +75,9 @@ Result<json> load_volume_catalog(const std::vector<std::string>& dirs) {
     if (!std::filesystem::exists(path, ec)) continue;
     auto text = read_file(path);
     if (!text) return make_error(text.error());
-    auto j = json::parse(*text, nullptr, false);
-    if (j.is_discarded() || !j.contains("volumes") || !j["volumes"].is_object()) {
+    auto j = parse_json(*text, path);
+    if (!j) return make_error(j.error());
+    if (!j->is_object() || !j->contains("volumes") || !(*j)["volumes"].is_object()) {
       return make_error(path + ": not a volume catalog (needs a \"volumes\" object)");
     }
     return j;
