@@ -89,11 +89,10 @@ safety::Options preflight_options(const cli::Args& a, bool hold) {
 }
 
 // Random benchmark data can look like a partition table (fio issue #1942): the edges are
-// zeroed after every write run, interrupted or failed ones too, through the held claim.
-bool zero_after_write(const safety::Checked& c, const JobSpec& spec) {
-  uint64_t region_end = spec.size ? spec.offset + spec.size : c.device.size_bytes;
-  auto zeroed =
-      safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, spec.offset, spec.bs, region_end);
+// zeroed after every write run, interrupted or failed ones too, through the held claim, only
+// inside the region the engine was given.
+bool zero_after_write(const safety::Checked& c, const Region& region) {
+  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region);
   if (!zeroed) {
     std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
     return false;
@@ -385,6 +384,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   read_poll_support(root, dev.disk, target);
   read_bio_based(root, dev.disk, target);
   if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
+  const Region region = resolve_region(*spec, target);
 
   auto topo = tuning::read_topology(root, dev);
   if (!topo) return fail(kRuntime, topo.error());
@@ -410,12 +410,13 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   EngineOptions opts;
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
+  opts.region = region;
   std::optional<cli::ProgressLine> progress;
   progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);
   progress.reset();
   auto after = read_disk_counters(root, dev);
-  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, *spec);
+  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, region);
   if (!results) return fail(kRuntime, results.error());
 
   results->preflight = checked.verdict.summary();
