@@ -93,7 +93,7 @@ TEST_CASE("no byte outside the region changes: percent and byte regions, split b
 // The zeroing rounded to the read size and cut write blocks: their rest had no header, and
 // the next check --paranoid refused the device as foreign data. The write blocks across the
 // 4 MiB edges must be zeroed whole.
-TEST_CASE("--bs 4k,1020k and --bs 4k,16k --offset 4096 zeroing rounded to the read size: check --paranoid passes",
+TEST_CASE("split bs: zeroing rounded to the read size (bs 4k,1020k; bs 4k,16k offset 4096); check paranoid passes",
           "[region]") {
   const uint64_t size = 64 * kMiB;
   struct Split {
