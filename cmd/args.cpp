@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -77,6 +78,20 @@ constexpr size_t kMaxWordBytes = 4096;
 bool is_bool_word(const std::string& w) {
   static const std::set<std::string> kWords = {"0", "1", "true", "false", "yes", "no", "on", "off"};
   return kWords.count(w) > 0;
+}
+
+// run, tune --apply and tune --restore write to devices or the host: a --sysfs/--procfs
+// fixture would let them check one tree and write another (the real journal into a fixture).
+const char* fixture_root_for_writing(const Args& a) {
+  bool writes = a.command == "run" || (a.command == "tune" && (a.apply || a.restore));
+  auto is = [](const std::string& given, const char* real) {
+    std::string p = std::filesystem::path(given).lexically_normal().string();
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p == real;
+  };
+  if (writes && !is(a.sysfs, "/sys")) return "--sysfs";
+  if (writes && !is(a.procfs, "/proc")) return "--procfs";
+  return nullptr;
 }
 
 }  // namespace
@@ -216,6 +231,11 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
   }
   if (a.mode != "write" && a.mode != "read") {
     error = "--mode " + excerpt(a.mode) + ": use write or read";
+    return std::nullopt;
+  }
+  if (const char* root = fixture_root_for_writing(a)) {
+    error = std::string(root) + " replaces what the preflight and the tuning trust: it is for reading a fixture "
+            "tree (devices, check, tune without --apply), never for a command that writes; drop it";
     return std::nullopt;
   }
   return a;

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <tuple>
 #include <iostream>
 #include <liburing.h>
 #include <optional>
@@ -21,12 +21,15 @@
 #include "diskprobe/core/block_device.h"
 #include "diskprobe/core/engine.h"
 #include "diskprobe/core/environment.h"
+#include "diskprobe/core/host_checks.h"
 #include "diskprobe/core/html_report.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
+#include "diskprobe/core/output_file.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
 #include "diskprobe/profiles/profiles.h"
+#include "diskprobe/safety/file_target.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/wipe.h"
 #include "diskprobe/tuning/plan.h"
@@ -90,11 +93,10 @@ safety::Options preflight_options(const cli::Args& a, bool hold) {
 }
 
 // Random benchmark data can look like a partition table (fio issue #1942): the edges are
-// zeroed after every write run, interrupted or failed ones too, through the held claim.
-bool zero_after_write(const safety::Checked& c, const JobSpec& spec) {
-  uint64_t region_end = spec.size ? spec.offset + spec.size : c.device.size_bytes;
-  auto zeroed =
-      safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, spec.offset, spec.bs, region_end);
+// zeroed after every write run, interrupted or failed ones too, through the held claim, only
+// inside the region the engine was given.
+bool zero_after_write(const safety::Checked& c, const Region& region) {
+  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region);
   if (!zeroed) {
     std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
     return false;
@@ -241,22 +243,38 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   return kOk;
 }
 
+// --output and --report, opened before the preflight (see OutputFile::open).
+struct Outputs {
+  std::optional<OutputFile> output, report;
+};
+
+Result<Outputs> open_outputs(const cli::Args& a, const SysRoot& root, const JobSpec& spec) {
+  std::vector<std::string> targets = a.positional;
+  if (!spec.directory.empty()) targets = job_file_paths(spec.directory, spec);
+  Outputs o;
+  for (auto [option, path, slot] : {std::tuple{"--output", &a.output_file, &o.output},
+                                    std::tuple{"--report", &a.report_file, &o.report}}) {
+    if (path->empty()) continue;
+    auto f = OutputFile::open(option, *path, root, targets);
+    if (!f) return make_error(f.error());
+    slot->emplace(std::move(*f));
+    targets.push_back(*path);  // --output and --report the same file: the second is refused
+  }
+  return o;
+}
+
 // A failed verify or a job stopped by an I/O error fails the run after the report is out.
 // The report: on stdout in the asked format, or into --output FILE with the text report on
 // the terminal; and the HTML page with --report.
-int write_outputs(const cli::Args& a, const Results& results, OutputFormat format) {
-  if (!a.output_file.empty()) {
-    std::ofstream f(a.output_file);
-    f << render(results, format);
-    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
+int write_outputs(Outputs& out, const Results& results, OutputFormat format) {
+  if (out.output) {
+    if (auto st = out.output->write(render(results, format)); !st) return fail(kRuntime, st.error());
     print(render_text(results));
   } else {
     print(render(results, format));
   }
-  if (!a.report_file.empty()) {
-    std::ofstream f(a.report_file);
-    f << render_html(results);
-    if (!f) return fail(kRuntime, "cannot write the HTML report " + a.report_file + ": " + std::strerror(errno));
+  if (out.report) {
+    if (auto st = out.report->write(render_html(results)); !st) return fail(kRuntime, st.error());
   }
   return kOk;
 }
@@ -294,9 +312,14 @@ bool names_a_file(const std::string& arg) {
 // instead (writable, room for the files, O_DIRECT), and the files this run made are removed
 // afterwards unless --keep-files.
 int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
-                  const std::vector<Expectation>& expectations) {
+                  const std::vector<Expectation>& expectations, Outputs& outputs) {
   if (spec.directory.empty()) {
     if (auto ok = may_use_file(a.positional[0], spec); !ok) return fail(kUsage, ok.error());
+  }
+  for (const auto& path : spec.directory.empty() ? a.positional : job_file_paths(spec.directory, spec)) {
+    struct stat st {};
+    if (!does_writes(spec.rw) || ::stat(path.c_str(), &st) != 0) continue;  // created by this run
+    if (auto ok = safety::check_reused_file(path); !ok) return fail(kRefused, ok.error());
   }
   auto files = spec.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
                                       : JobFiles::create_in_directory(spec.directory, spec, a.keep_files);
@@ -312,7 +335,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
   if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
   files->remove();
   results->expectations = check_expectations(expectations, *results);
-  if (int rc = write_outputs(a, *results, format); rc != kOk) return rc;
+  if (int rc = write_outputs(outputs, *results, format); rc != kOk) return rc;
   if (results->interrupted) return fail(kRuntime, "interrupted: partial results above");
   return run_outcome(*results);
 }
@@ -339,8 +362,12 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) spec->directory.clear();
   auto expectations = cli::gather_expectations(a, *spec);
   if (!expectations) return fail(kUsage, expectations.error());
+  // Everything that can be checked without the target, before the preflight or any change.
+  if (auto st = validate_on_host(*spec, root); !st) return fail(kUsage, st.error());
+  auto outputs = open_outputs(a, root, *spec);
+  if (!outputs) return fail(kUsage, outputs.error());
   if (!spec->directory.empty() || (a.scratch.empty() && a.positional.size() == 1 && names_a_file(a.positional[0]))) {
-    return cmd_run_files(a, *spec, *format, *expectations);
+    return cmd_run_files(a, *spec, *format, *expectations, *outputs);
   }
   if (a.scratch.empty() && a.positional.size() != 1) {
     return fail(kUsage, "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
@@ -370,14 +397,16 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
     std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
-    if (!a.output_file.empty() && *format == OutputFormat::Junit) {
+    if (outputs->output && *format == OutputFormat::Junit) {
       // CI still gets its report: the preflight testcase fails.
       Results refused;
       refused.spec = *spec;
       refused.device = checked.verdict.device;
       refused.preflight = checked.verdict.summary();
       refused.preflight_safe = false;
-      std::ofstream(a.output_file) << render_junit(refused);
+      if (auto st = outputs->output->write(render_junit(refused)); !st) {
+        std::fprintf(stderr, "diskprobe: error: %s\n", st.error().c_str());
+      }
     }
     return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
   }
@@ -386,6 +415,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   read_poll_support(root, dev.disk, target);
   read_bio_based(root, dev.disk, target);
   if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
+  const Region region = resolve_region(*spec, target);
 
   auto topo = tuning::read_topology(root, dev);
   if (!topo) return fail(kRuntime, topo.error());
@@ -411,12 +441,13 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   EngineOptions opts;
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
+  opts.region = region;
   std::optional<cli::ProgressLine> progress;
   progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);
   progress.reset();
   auto after = read_disk_counters(root, dev);
-  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, *spec);
+  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, region);
   if (!results) return fail(kRuntime, results.error());
 
   results->preflight = checked.verdict.summary();
@@ -432,7 +463,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   results->expectations = check_expectations(*expectations, *results);
 
-  if (int rc = write_outputs(a, *results, *format); rc != kOk) return rc;
+  if (int rc = write_outputs(*outputs, *results, *format); rc != kOk) return rc;
   if (!zeroed) {
     return fail(kRuntime, "the benchmark data is still at the edges of " + dev.path +
                               ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +

@@ -943,12 +943,11 @@ void job_main(const Plan& plan, unsigned job, const std::vector<int>& cpus, Star
   }
 }
 
-Plan make_plan(const JobSpec& spec, const Target& target) {
+Plan make_plan(const JobSpec& spec, const Target& target, const Region& reg) {
   Plan p;
   p.spec = &spec;
   p.path = target.path;
   p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
-  Region reg = resolve_region(spec, target);
   p.region_start = reg.offset;
   p.device_id = target.device_id;
   uint64_t region = reg.size;
@@ -1041,26 +1040,6 @@ std::string join_problems(const std::string& where, const std::vector<std::strin
 
 }  // namespace
 
-Region resolve_region(const JobSpec& spec, const Target& target) {
-  Region r;
-  const uint64_t min_bs = std::max<uint64_t>(1, std::min(spec.bs, spec.write_bs()));
-  if (spec.offset_percent > 0) {
-    // fio aligns a percentage offset to the (minimum) block size.
-    auto off = static_cast<uint64_t>(static_cast<long double>(target.size_bytes) * spec.offset_percent / 100.0L);
-    r.offset = off / min_bs * min_bs;
-  } else {
-    r.offset = spec.offset;
-  }
-  uint64_t room = target.size_bytes > r.offset ? target.size_bytes - r.offset : 0;
-  if (spec.size_percent > 0) {
-    auto sz = static_cast<uint64_t>(static_cast<long double>(target.size_bytes) * spec.size_percent / 100.0L);
-    r.size = std::min(room, sz);  // cut at the end of the target, as fio does
-  } else {
-    r.size = spec.size ? spec.size : room;
-  }
-  return r;
-}
-
 Status validate(const JobSpec& spec, const Target& target) {
   std::vector<std::string> problems;
   auto num = [](uint64_t v) { return std::to_string(v); };
@@ -1139,7 +1118,7 @@ Status validate(const JobSpec& spec, const Target& target) {
 
 Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
   if (auto st = validate(spec, target); !st) return make_error(st.error());
-  Plan plan = make_plan(spec, target);
+  Plan plan = make_plan(spec, target, opts.region ? *opts.region : resolve_region(spec, target));
   plan.run_id = opts.run_id;
   if (plan.run_id == 0) {
     std::random_device rd;

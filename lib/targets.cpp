@@ -14,6 +14,7 @@
 
 #include "diskprobe/core/block_header.h"
 #include "diskprobe/core/fd.h"
+#include "diskprobe/core/host_checks.h"
 
 namespace diskprobe {
 namespace {
@@ -143,16 +144,22 @@ Status check_directory(const std::string& dir, uint64_t need_bytes, bool direct)
   return Ok{};
 }
 
+std::vector<std::string> job_file_paths(const std::string& dir, const JobSpec& spec) {
+  std::vector<std::string> paths;
+  for (unsigned j = 0; j < spec.numjobs; ++j) paths.push_back(dir + "/" + spec.name + "." + std::to_string(j) + ".0");
+  return paths;
+}
+
 Result<JobFiles> JobFiles::create_in_directory(const std::string& dir, const JobSpec& spec, bool keep) {
   if (spec.size == 0 || spec.size_percent > 0) {
     return make_error("--directory needs size in bytes (each job's file is that big), like --size 1G");
   }
+  if (auto why = file_name_problem(spec.name); !why.empty()) return make_error(why + ": give --name a plain name");
   JobFiles files;
   files.keep_ = keep;
   std::vector<std::string> reuse;
   uint64_t need = 0;
-  for (unsigned j = 0; j < spec.numjobs; ++j) {
-    std::string path = dir + "/" + spec.name + "." + std::to_string(j) + ".0";
+  for (const auto& path : job_file_paths(dir, spec)) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
       if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < spec.size || !starts_with_header(path)) {

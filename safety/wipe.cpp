@@ -36,8 +36,14 @@ std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_
   return out;
 }
 
+// Writes hold headers at the start of each write block: rounding to the read size (bs=4k,1020k)
+// would cut a write block and leave its rest without one.
+std::vector<ByteRange> edge_ranges(uint64_t size, const Region& region) {
+  return edge_ranges(size, region.offset, region.write_bs, region.write_end());
+}
+
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
-                                          uint64_t region_start, uint64_t bs, uint64_t region_end) {
+                                          const Region& region) {
   if (!held.valid()) return make_error("cannot zero the edges of " + path + ": no held descriptor");
   auto fd = Fd::open("/proc/self/fd/" + std::to_string(held.get()), O_WRONLY);
   if (!fd) return make_error("cannot zero the edges of " + path + ": " + fd.error());
@@ -48,7 +54,7 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
     return make_error("cannot zero the edges of " + path +
                       ": the reopened descriptor is not the device held");
   }
-  auto ranges = edge_ranges(size, region_start, bs, region_end);
+  auto ranges = edge_ranges(size, region);
   const std::vector<char> zeros(1 << 20, 0);
   for (const auto& r : ranges) {
     uint64_t done = 0;

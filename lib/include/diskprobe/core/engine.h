@@ -7,11 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "diskprobe/core/block_header.h"
 #include "diskprobe/core/job_spec.h"
+#include "diskprobe/core/region.h"
 #include "diskprobe/core/result.h"
 #include "diskprobe/core/results.h"
 #include "diskprobe/core/sysroot.h"
@@ -35,13 +37,6 @@ struct Target {
   bool bio_based = false;
 };
 
-// The region a job works on, after offset=N% and size=N% are resolved against the target.
-struct Region {
-  uint64_t offset = 0;
-  uint64_t size = 0;
-};
-Region resolve_region(const JobSpec& spec, const Target& target);
-
 // What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
 // poll_queues parameter, turned into Target::io_poll / poll_why.
 void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
@@ -54,6 +49,8 @@ struct EngineOptions {
   std::vector<int> cpus;
   const std::atomic<bool>* stop = nullptr;
   uint64_t run_id = 0;      // 0 = pick a random one
+  // The caller's resolve_region(spec, target), the one it also zeroes in; unset = resolved here.
+  std::optional<Region> region;
   // Tests: called after the write jobs, before the verify pass reads their blocks back (to
   // lose a write behind the engine's back at a known moment).
   std::function<void()> before_verify;

@@ -45,6 +45,9 @@ class JobFiles {
   bool keep_ = false;
 };
 
+// The job files of a --directory run: DIR/NAME.JOB.0 for each of spec.numjobs jobs.
+std::vector<std::string> job_file_paths(const std::string& dir, const JobSpec& spec);
+
 // Whether a run may use the regular file at `path`: a missing file (created), a read-only
 // workload, or a file diskprobe made (it starts with diskprobe's header). Any other existing
 // file would be overwritten: refused, saying so.

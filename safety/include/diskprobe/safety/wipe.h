@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diskprobe/core/fd.h"
+#include "diskprobe/core/region.h"
 #include "diskprobe/core/result.h"
 
 namespace diskprobe::safety {
@@ -31,11 +32,13 @@ struct ByteRange {
 std::vector<ByteRange> edge_ranges(uint64_t size, uint64_t region_start, uint64_t bs,
                                    uint64_t region_end = UINT64_MAX);
 
-// Writes zeroes over edge_ranges() through a writable reopening of `held` (/proc/self/fd/N:
-// the very device the preflight checked and still holds O_EXCL, never whatever a path names
-// now), then fdatasync. Returns the ranges zeroed.
+// The same for the run's Region (resolve_region): its write blocks, below its write_end().
+std::vector<ByteRange> edge_ranges(uint64_t size, const Region& region);
+
+// Writes zeroes over edge_ranges(size, region) through a writable reopening of `held`
+// (/proc/self/fd/N: the very device the preflight checked and still holds O_EXCL, never
+// whatever a path names now), then fdatasync. Returns the ranges zeroed.
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
-                                          uint64_t region_start, uint64_t bs,
-                                          uint64_t region_end = UINT64_MAX);
+                                          const Region& region);
 
 }  // namespace diskprobe::safety
