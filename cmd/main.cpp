@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <liburing.h>
 #include <optional>
@@ -25,12 +25,14 @@
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
+#include "diskprobe/core/write_out.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/wipe.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "out.h"
 #include "progress.h"
 #include "render.h"
 #include "tools.h"
@@ -41,7 +43,14 @@ namespace {
 using namespace diskprobe;
 using nlohmann::json;
 
-enum Exit { kOk = 0, kRuntime = 1, kUsage = 2, kRefused = 3, kExpectations = 4 };
+using cli::fail;
+using cli::kExpectations;
+using cli::kOk;
+using cli::kRefused;
+using cli::kRuntime;
+using cli::kUsage;
+using cli::print;
+using cli::print_json;
 
 std::atomic<bool> g_stop{false};
 volatile sig_atomic_t g_signal = 0;
@@ -52,26 +61,19 @@ void on_signal(int sig) {
 }
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
-// every RestoreGuard and the scratch device are cleaned up by their destructors.
-void install_signal_handlers() {
+// every RestoreGuard and the scratch device are cleaned up by their destructors. Installed by
+// the program's first constructor, before main and its libraries' set-up, so a hangup at
+// start-up finds the handler (only the dynamic loader runs before, and it changes nothing).
+// SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message, not a silent death.
+__attribute__((constructor(101))) void install_signal_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
   sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and sees the flag
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
 }
-
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "diskprobe: error: %s\n", message.c_str());
-  return code;
-}
-
-void print(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fflush(stdout);
-}
-
-void print_json(const json& j) { print(j.dump(2) + "\n"); }
 
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
   if (a.mode == "read") return safety::Mode::Read;
@@ -187,10 +189,11 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
   return checked.verdict.safe() ? kOk : kRefused;
 }
 
-// The tuning journal; DISKPROBE_JOURNAL moves it (tests that must not meet another run's).
-std::string journal_path() {
+// The tuning journals' directory; DISKPROBE_JOURNAL moves it (tests that must not meet
+// another run's).
+std::string journal_dir() {
   const char* env = std::getenv("DISKPROBE_JOURNAL");
-  return env && *env ? env : tuning::kDefaultJournal;
+  return env && *env ? env : tuning::kDefaultJournalDir;
 }
 
 // --strict: a plan that falls short of the profile is a usage error, before any change.
@@ -203,11 +206,13 @@ std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan
 
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
   if (a.restore) {
-    auto restored = tuning::restore_from_journal(root, journal_path());
-    if (!restored) return fail(kRuntime, restored.error());
-    if (restored->empty()) print("nothing to restore: no journal at " + journal_path() + "\n");
-    for (const auto& s : *restored) print("restored " + s.what + " to " + s.old_value + "\n");
-    return kOk;
+    auto r = tuning::restore_all(root, journal_dir());
+    print(cli::restore_text(r, journal_dir()));
+    for (const auto& l : r.left) spdlog::info("left alone: {}", l);
+    // 1 only when a killed run's setting is still changed: a gone device left nothing behind,
+    // and a live run restores its own.
+    for (const auto& f : r.failed) fail(kRuntime, f);
+    return r.failed.empty() ? kOk : kRuntime;
   }
   if (a.positional.size() != 1) {
     return fail(kUsage, "usage: diskprobe tune DEVICE [--profile NAME] [--json] [--apply]");
@@ -229,7 +234,7 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
     print(cli::tune_text(*topo, plan));
   }
   if (!a.apply) return kOk;
-  tuning::RestoreGuard guard(root, journal_path());
+  tuning::RestoreGuard guard(root, journal_dir());
   auto st = guard.apply(dev->disk, plan);
   if (!st) return fail(kRuntime, st.error());
   std::fprintf(stderr, "diskprobe: settings applied; press Ctrl-C to restore them\n");
@@ -245,17 +250,17 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
 // the terminal; and the HTML page with --report.
 int write_outputs(const cli::Args& a, const Results& results, OutputFormat format) {
   if (!a.output_file.empty()) {
-    std::ofstream f(a.output_file);
-    f << render(results, format);
-    if (!f) return fail(kRuntime, "cannot write " + a.output_file + ": " + std::strerror(errno));
+    if (auto st = write_file(a.output_file, render(results, format)); !st) {
+      return fail(kRuntime, "the report is lost: " + st.error());
+    }
     print(render_text(results));
   } else {
     print(render(results, format));
   }
   if (!a.report_file.empty()) {
-    std::ofstream f(a.report_file);
-    f << render_html(results);
-    if (!f) return fail(kRuntime, "cannot write the HTML report " + a.report_file + ": " + std::strerror(errno));
+    if (auto st = write_file(a.report_file, render_html(results)); !st) {
+      return fail(kRuntime, "the HTML report is lost: " + st.error());
+    }
   }
   return kOk;
 }
@@ -361,10 +366,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
 
-  NameError why = NameError::None;
-  auto name = parse_device_name(device_arg, &why);
-  if (!name) return fail(why == NameError::NotFound ? kRuntime : kUsage, name.error());
-  if (auto d = read_block_device(root, *name); !d) return fail(kRuntime, d.error());
+  // A DEVICE that is not there (or not a device) is the preflight's to refuse, as `check` does.
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
@@ -376,9 +378,11 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
       refused.device = checked.verdict.device;
       refused.preflight = checked.verdict.summary();
       refused.preflight_safe = false;
-      std::ofstream(a.output_file) << render_junit(refused);
+      if (auto st = write_file(a.output_file, render_junit(refused)); !st) {
+        spdlog::error("the JUnit report is lost: {}", st.error());
+      }
     }
-    return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
+    return cli::refuse(checked.verdict, checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
@@ -394,7 +398,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   for (const auto& n : plan.notes) spdlog::info("{}", n);
   for (const auto& adv : plan.advice) spdlog::info("advice: {}", adv);
 
-  tuning::RestoreGuard guard(root, journal_path());
+  tuning::RestoreGuard guard(root, journal_dir());
   if (!a.no_tune) {
     if (auto st = guard.apply(dev.disk, plan); !st) return fail(kRuntime, st.error());
   }
@@ -404,7 +408,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
   if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
     std::fputs(cli::verdict_text(again).c_str(), stderr);
-    return fail(kRefused, again.device + " changed since the preflight: nothing was written");
+    return cli::refuse(again, again.device + " changed since the preflight: nothing was written");
   }
   auto before = read_disk_counters(root, dev);
   EngineOptions opts;
@@ -444,21 +448,21 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   return run_outcome(*results);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int dispatch(int argc, char** argv) {
   std::string error;
   auto args = diskprobe::cli::parse(argc, argv, error);
   if (!args) return fail(kUsage, error);
-  if (args->help) return std::fputs(diskprobe::cli::usage(), stdout), kOk;
+  if (args->help) return print(diskprobe::cli::usage()), kOk;
   if (args->version) return cmd_version();
-  if (args->command.empty()) return std::fputs(diskprobe::cli::usage(), stderr), kUsage;
+  if (args->command.empty()) {
+    std::fputs(diskprobe::cli::usage(), stderr);
+    return fail(kUsage, "no command given");
+  }
 
   auto logger = spdlog::stderr_color_st("diskprobe");
   logger->set_pattern("diskprobe: %v");
   logger->set_level(args->verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
-  install_signal_handlers();
 
   const diskprobe::SysRoot root(args->sysfs, args->procfs);
   const std::string& c = args->command;
@@ -470,4 +474,12 @@ int main(int argc, char** argv) {
   if (c == "compare") return diskprobe::cli::cmd_compare(*args);
   if (c == "aggregate") return diskprobe::cli::cmd_aggregate(*args);
   return cmd_run(*args, root);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  diskprobe::guard_std_fds();
+  diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
+  return diskprobe::cli::finish(dispatch(argc, argv));
 }
