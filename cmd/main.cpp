@@ -62,18 +62,25 @@ void on_signal(int sig) {
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
 // every RestoreGuard and the scratch device are cleaned up by their destructors. Installed by
-// the program's first constructor, before main and its libraries' set-up, so a hangup at
-// start-up finds the handler (only the dynamic loader runs before, and it changes nothing).
-// SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message, not a silent death.
-__attribute__((constructor(101))) void install_signal_handlers() {
+// the program's first constructor, before main, with the three blocked meanwhile, then
+// unblocked: one that arrived earlier, or was left pending and blocked by the parent across
+// exec, is delivered to the handler now. Only the dynamic loader runs before, and it changes
+// nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
+void install_signal_handlers() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&sa.sa_mask, sig);
+  sa.sa_mask = stop_signals;
   sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and sees the flag
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
+// .preinit_array: run by the dynamic loader before any library's constructor.
+__attribute__((section(".preinit_array"), used)) void (*const install_early)() = install_signal_handlers;
 
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
   if (a.mode == "read") return safety::Mode::Read;
@@ -207,7 +214,11 @@ std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
   if (a.restore) {
     auto r = tuning::restore_all(root, journal_dir());
-    print(cli::restore_text(r, journal_dir()));
+    if (a.json) {
+      print_json(cli::restore_json(r));
+    } else {
+      print(cli::restore_text(r, journal_dir()));
+    }
     for (const auto& l : r.left) spdlog::info("left alone: {}", l);
     // 1 only when a killed run's setting is still changed: a gone device left nothing behind,
     // and a live run restores its own.
@@ -366,7 +377,12 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
 
-  // A DEVICE that is not there (or not a device) is the preflight's to refuse, as `check` does.
+  // A DEVICE that is not a device name is a usage error; one that names nothing, or no block
+  // device, is the preflight's to refuse, as `check` does (exit 3, not-found).
+  NameError why = NameError::None;
+  if (auto name = parse_device_name(device_arg, &why); !name && why == NameError::BadName) {
+    return fail(kUsage, name.error());
+  }
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {

@@ -269,6 +269,15 @@ std::string restore_text(const tuning::RestoreReport& r, const std::string& dir)
   return out;
 }
 
+json restore_json(const tuning::RestoreReport& r) {
+  auto settings = [](const std::vector<AppliedSetting>& list) {
+    json out = json::array();
+    for (const auto& s : list) out.push_back({{"what", s.what}, {"old_value", s.old_value}});
+    return out;
+  };
+  return {{"restored", settings(r.restored)}, {"gone", settings(r.gone)}, {"left", r.left}, {"failed", r.failed}};
+}
+
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
   std::ostringstream o;
   o << "device " << t.device << ": driver " << (t.driver.empty() ? "unknown" : t.driver);

@@ -30,6 +30,7 @@ nlohmann::json plan_json(const tuning::Plan& p);
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p);
 // What `tune --restore` did: one line per setting put back, or gone with its device.
 std::string restore_text(const tuning::RestoreReport& r, const std::string& dir);
+nlohmann::json restore_json(const tuning::RestoreReport& r);
 
 std::string human_bytes(uint64_t bytes);
 

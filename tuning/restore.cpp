@@ -364,7 +364,8 @@ RestoreGuard::~RestoreGuard() {
   if (auto st = restore(); !st) spdlog::error("{}", st.error());
 }
 
-Status RestoreGuard::claim_journal() const {
+// The first write creates the journal exclusively: another run's journal refuses this one.
+Status RestoreGuard::write_journal() const {
   Journal j{disk_, diskseq_, {self_}, {}};
   for (const auto& s : applied_) {
     if (!disk_of(sysfs_rel(root_, s.what)).empty()) j.settings.push_back(s);
@@ -377,8 +378,6 @@ Status RestoreGuard::claim_journal() const {
   if (!other) return make_error(unreadable(other.error()));
   return make_error(busy_message(journal_, *other));
 }
-
-Status RestoreGuard::write_journal() const { return claim_journal(); }
 
 Status RestoreGuard::set(const std::string& rel, const std::string& value) {
   std::string path = root_.sys_path(rel);
@@ -526,9 +525,11 @@ void RestoreGuard::leave_host(std::string& errors) {
   DirLock lock(dir_);
   if (!lock.error().empty()) return append(errors, lock.error());
   const std::string path = host_journal(dir_);
+  holds_host_ = false;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;  // never written: joining failed before any change
   auto j = read_journal(path);
   if (!j) return append(errors, j.error());
-  holds_host_ = false;
   if (keep_live_holders(*j, self_)) {
     if (auto st = place_journal(path, *j, false); !st) append(errors, st.error());
     return;

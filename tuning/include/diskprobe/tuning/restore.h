@@ -68,8 +68,7 @@ class RestoreGuard {
   Status set(const std::string& rel, const std::string& value);
   Status disable_cstates(const Plan& plan);
   Status hold_cstates();
-  Status write_journal() const;
-  Status claim_journal() const;  // first write: exclusive create, refuses another run's journal
+  Status write_journal() const;  // first write: exclusive create, refuses another run's journal
   void restore_device(std::string& errors);
   void leave_host(std::string& errors);
 
