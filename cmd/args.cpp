@@ -70,7 +70,8 @@ std::optional<std::string> engine_for(const std::string& ioengine) {
 }
 
 bool looks_numeric(const std::string& w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  return !w.empty() &&
+         std::all_of(w.begin(), w.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
 }
 
 bool is_bool_word(const std::string& w) {
@@ -223,7 +224,8 @@ bool wants_json(int argc, char** argv) {
     std::string w = argv[i];
     if (w == "--") break;
     if (w == "--json") json = true;
-    if (w == "--output-format=json" || (w == "--output-format" && i + 1 < argc && std::string(argv[i + 1]) == "json"))
+    if (w == "--output-format=json" ||
+        (w == "--output-format" && i + 1 < argc && std::string(argv[i + 1]) == "json"))
       format_json = true;
     if (w == "--output" || w.rfind("--output=", 0) == 0) to_file = true;
   }

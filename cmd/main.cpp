@@ -398,7 +398,8 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
         spdlog::error("the JUnit report is lost: {}", st.error());
       }
     }
-    return cli::refuse(checked.verdict, checked.verdict.device + " refused by the preflight: nothing was written");
+    return cli::refuse(checked.verdict,
+                       checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};

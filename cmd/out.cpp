@@ -35,7 +35,9 @@ void print_json(const nlohmann::json& j) { print(j.dump(2) + "\n"); }
 
 int fail(int code, const std::string& message) { return report_error(code, message, nullptr); }
 
-int refuse(const safety::Verdict& v, const std::string& message) { return report_error(kRefused, message, &v); }
+int refuse(const safety::Verdict& v, const std::string& message) {
+  return report_error(kRefused, message, &v);
+}
 
 int finish(int code) {
   if (g_out.error.empty()) return code;

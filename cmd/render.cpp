@@ -265,7 +265,8 @@ std::string restore_text(const tuning::RestoreReport& r, const std::string& dir)
   if (!r.any_journal) return "nothing to restore: no journal in " + dir + "\n";
   std::string out;
   for (const auto& s : r.restored) out += "restored " + s.what + " to " + s.old_value + "\n";
-  for (const auto& s : r.gone) out += "not restored " + s.what + ": its device is gone, and its settings with it\n";
+  for (const auto& s : r.gone)
+    out += "not restored " + s.what + ": its device is gone, and its settings with it\n";
   return out;
 }
 
@@ -275,7 +276,8 @@ json restore_json(const tuning::RestoreReport& r) {
     for (const auto& s : list) out.push_back({{"what", s.what}, {"old_value", s.old_value}});
     return out;
   };
-  return {{"restored", settings(r.restored)}, {"gone", settings(r.gone)}, {"left", r.left}, {"failed", r.failed}};
+  return {
+      {"restored", settings(r.restored)}, {"gone", settings(r.gone)}, {"left", r.left}, {"failed", r.failed}};
 }
 
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {

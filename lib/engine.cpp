@@ -1132,7 +1132,8 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
     problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
   } else if (spec.runtime_s > kMaxSeconds) {
-    problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " + seconds(kMaxSeconds) +
+    problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " +
+                       seconds(kMaxSeconds) +
                        " s (24 h): use a shorter runtime, and several runs for a longer soak");
   } else if (spec.time_based && spec.runtime_s <= 0) {
     problems.push_back(

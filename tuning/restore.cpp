@@ -281,8 +281,8 @@ void settle(const std::string& path, Journal j, const Undone& u, std::string& er
 
 struct JournalOutcome {
   Undone undone;
-  bool live = false;   // a holder still runs: left alone
-  std::string error;   // "" = fine
+  bool live = false;  // a holder still runs: left alone
+  std::string error;  // "" = fine
 };
 
 JournalOutcome restore_journal(const SysRoot& root, const std::string& path) {
@@ -309,8 +309,9 @@ JournalOutcome restore_journal(const SysRoot& root, const std::string& path) {
   out.undone = undo(root, *j, j->settings);
   settle(path, rest, out.undone, out.error);
   if (!out.error.empty()) {
-    out.error = "restoring from " + path + ": " + out.error +
-                (out.undone.failed.empty() ? "" : " (the journal keeps what failed; fix the cause and run again)");
+    out.error =
+        "restoring from " + path + ": " + out.error +
+        (out.undone.failed.empty() ? "" : " (the journal keeps what failed; fix the cause and run again)");
   }
   return out;
 }
@@ -329,7 +330,9 @@ Status refuse_leftovers(const std::string& path, bool device) {
 
 }  // namespace
 
-std::string device_journal(const std::string& dir, const std::string& disk) { return dir + "/" + disk + ".json"; }
+std::string device_journal(const std::string& dir, const std::string& disk) {
+  return dir + "/" + disk + ".json";
+}
 std::string host_journal(const std::string& dir) { return dir + "/host.json"; }
 
 Owner this_process() {
@@ -504,7 +507,8 @@ void RestoreGuard::restore_device(std::string& errors) {
   Journal j{disk_, diskseq_, {self_}, {}};
   Undone u = undo(root_, j, mine);
   for (const auto& g : u.gone) spdlog::warn("{}: {} is gone, nothing to put back", g.what, disk_);
-  std::erase_if(applied_, [&](const AppliedSetting& s) { return !disk_of(sysfs_rel(root_, s.what)).empty(); });
+  std::erase_if(applied_,
+                [&](const AppliedSetting& s) { return !disk_of(sysfs_rel(root_, s.what)).empty(); });
   if (!owns_journal_) {
     append(errors, u.errors);
     applied_.insert(applied_.begin(), u.failed.begin(), u.failed.end());
@@ -565,7 +569,8 @@ RestoreReport restore_all(const SysRoot& root, const std::string& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string name = e.path().filename().string();
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) journals.push_back(e.path().string());
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      journals.push_back(e.path().string());
   }
   // The devices' first, host.json last: the order a run applied them in, reversed.
   std::sort(journals.begin(), journals.end(), [&](const std::string& a, const std::string& b) {

@@ -45,7 +45,8 @@ struct Bench {
   }
   std::string journals() const { return (dir / "journals").string(); }
 
-  pid_t spawn(const std::vector<std::string>& args, Stdout out = Stdout::File, bool pending_hup = false) const {
+  pid_t spawn(const std::vector<std::string>& args, Stdout out = Stdout::File,
+              bool pending_hup = false) const {
     std::string out_path = (dir / "out").string(), err_path = (dir / "err").string();
     pid_t pid = ::fork();
     REQUIRE(pid >= 0);
@@ -93,7 +94,8 @@ struct Bench {
     pid_t pid = spawn(args, out, pending_hup);
     for (int i = 0; i < 6000; ++i) {
       siginfo_t info{};  // WNOWAIT: wait_exit() still reaps it
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid)
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid)
         break;
       ::usleep(10000);
     }
@@ -114,7 +116,8 @@ nlohmann::json one_document(const testing::CommandResult& r) {
 }
 
 std::vector<std::string> quick_run(const LoopDevice& loop, std::vector<std::string> more = {}) {
-  std::vector<std::string> a{"run", "--profile", "essd-plx-latency", loop.name(), "--runtime", "1", "--ramp_time", "0"};
+  std::vector<std::string> a{"run",       "--profile", "essd-plx-latency", loop.name(),
+                             "--runtime", "1",         "--ramp_time",      "0"};
   a.insert(a.end(), more.begin(), more.end());
   return a;
 }
@@ -227,8 +230,8 @@ TEST_CASE("a report that cannot be written is an error: full disk, /dev/full, br
     ::umount2(full.c_str(), MNT_DETACH);
     INFO("stderr: " << r.err);
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("the report is lost: write(" + (full / "r.xml").string() + "): No space left on device") !=
-          std::string::npos);
+    CHECK(r.err.find("the report is lost: write(" + (full / "r.xml").string() +
+                     "): No space left on device") != std::string::npos);
   }
   SECTION("stdout to /dev/full") {
     auto r = b.run(quick_run(loop, {"--output-format", "json"}), Stdout::DevFull);

@@ -735,8 +735,9 @@ TEST_CASE("CLI run from a copy of the binary under another name: tune --restore 
 
 // Before: the restore of a removed loop device failed, the journal stayed, and every later
 // run was refused until someone deleted it by hand.
-TEST_CASE("CLI run killed with SIGKILL, its loop device then removed: tune --restore exits 0 and frees the host",
-          "[tuning][cli][journal]") {
+TEST_CASE(
+    "CLI run killed with SIGKILL, its loop device then removed: tune --restore exits 0 and frees the host",
+    "[tuning][cli][journal]") {
   std::optional<LoopDevice> loop(testing::make_loop(128ull << 20));
   Cli cli;
   const std::string name = loop->name(), journal = cli.j.of(*loop);

@@ -149,8 +149,8 @@ TEST_CASE("shared cpuidle settings stay off until the last run holding them ends
     auto st = b.apply("vdy", cstates_off());
     INFO((st.ok() ? std::string() : st.error()));
     REQUIRE(st.ok());
-    CHECK(b.applied().empty());  // already off, held by the first run
-    CHECK(a.go() == 0);          // the first run ends first...
+    CHECK(b.applied().empty());               // already off, held by the first run
+    CHECK(a.go() == 0);                       // the first run ends first...
     CHECK(h.value(Host::cpuidle(0)) == "1");  // ...and leaves them to this one
     CHECK(h.value(Host::cpuidle(1)) == "1");
     auto j = nlohmann::json::parse(slurp(host_journal(h.dir)));

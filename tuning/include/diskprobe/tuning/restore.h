@@ -94,9 +94,9 @@ Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root, co
 // `tune --restore`: every journal in `dir`, the devices' first, then host.json.
 struct RestoreReport {
   std::vector<AppliedSetting> restored;
-  std::vector<AppliedSetting> gone;   // their device no longer exists: nothing left changed
-  std::vector<std::string> left;      // journals of runs still alive: they restore themselves
-  std::vector<std::string> failed;    // could not be put back; their journal keeps them
+  std::vector<AppliedSetting> gone;  // their device no longer exists: nothing left changed
+  std::vector<std::string> left;     // journals of runs still alive: they restore themselves
+  std::vector<std::string> failed;   // could not be put back; their journal keeps them
   bool any_journal = false;
 };
 RestoreReport restore_all(const SysRoot& root, const std::string& dir = kDefaultJournalDir);
