@@ -61,11 +61,11 @@ void on_signal(int sig) {
 }
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
-// every RestoreGuard and the scratch device are cleaned up by their destructors. Installed by
-// the program's first constructor, before main, with the three blocked meanwhile, then
-// unblocked: one that arrived earlier, or was left pending and blocked by the parent across
-// exec, is delivered to the handler now. Only the dynamic loader runs before, and it changes
-// nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
+// every RestoreGuard and the scratch device are cleaned up by their destructors. Installed
+// from .preinit_array (below), before any library's constructor and main, with the three
+// blocked meanwhile, then unblocked: one left pending and blocked by the parent across exec
+// is delivered to the handler then. Only execve and the dynamic loader come before, and they
+// change nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
 void install_signal_handlers() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -79,7 +79,6 @@ void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
   sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
-// .preinit_array: run by the dynamic loader before any library's constructor.
 __attribute__((section(".preinit_array"), used)) void (*const install_early)() = install_signal_handlers;
 
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
