@@ -31,7 +31,11 @@ void print(std::string_view s) {
   if (auto st = write_stdout(s); !st) g_out.error = st.error();
 }
 
-void print_json(const nlohmann::json& j) { print(j.dump(2) + "\n"); }
+// Bytes that are not UTF-8 (a device name, a path from argv) become U+FFFD instead of an
+// exception that would lose the document.
+void print_json(const nlohmann::json& j) {
+  print(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
 
 int fail(int code, const std::string& message) { return report_error(code, message, nullptr); }
 

@@ -144,6 +144,9 @@ TEST_CASE("JSON mode: every outcome prints exactly one JSON document", "[outcome
     args.push_back("--bogus");
     check_error_document(b.run(args), 2, "unknown option --bogus");
     check_error_document(b.run({"check", "--json"}), 2, "usage: diskprobe check DEVICE");
+    // Not UTF-8: the document still comes out (U+FFFD for the byte), no abort.
+    check_error_document(b.run({"run", "--profile", "essd-plx-latency", "\xff", "--output-format", "json"}), 2,
+                         "bad device name '\xef\xbf\xbd'");
     check_error_document(b.run({"compare", "/nonexistent/a.json", "/nonexistent/b.json", "--json"}), 2,
                          "/nonexistent/a.json");
   }
