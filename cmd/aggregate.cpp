@@ -1,19 +1,18 @@
 // `diskprobe aggregate FILE.json... [--json]`.
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "diskprobe/core/aggregate.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/run_summary.h"
+#include "out.h"
 #include "tools.h"
 
 namespace diskprobe::cli {
 
 int cmd_aggregate(const Args& a) {
   if (a.positional.empty()) {
-    std::fprintf(stderr, "diskprobe: error: usage: diskprobe aggregate FILE.json... [--json]\n");
-    return 2;
+    return fail(kUsage, "usage: diskprobe aggregate FILE.json... [--json]");
   }
   // Every unreadable report is named, not only the first.
   std::vector<RunSummary> runs;
@@ -27,13 +26,14 @@ int cmd_aggregate(const Args& a) {
     }
   }
   if (!problems.empty()) {
-    for (const auto& p : problems) std::fprintf(stderr, "diskprobe: error: %s\n", p.c_str());
-    return 2;
+    std::string all;
+    for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+    return fail(kUsage, all);
   }
   Fleet f = aggregate_runs(runs);
   std::string out = a.json ? dump_json(fleet_json(f)) + "\n" : fleet_text(f);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return f.failed.empty() ? 0 : 4;
+  print(out);
+  return f.failed.empty() ? kOk : kExpectations;
 }
 
 }  // namespace diskprobe::cli

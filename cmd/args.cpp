@@ -75,6 +75,11 @@ std::optional<std::string> engine_for(const std::string& ioengine) {
 // quotes or parses it.
 constexpr size_t kMaxWordBytes = 4096;
 
+bool looks_numeric(const std::string& w) {
+  return !w.empty() &&
+         std::all_of(w.begin(), w.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
 bool is_bool_word(const std::string& w) {
   static const std::set<std::string> kWords = {"0", "1", "true", "false", "yes", "no", "on", "off"};
   return kWords.count(w) > 0;
@@ -191,7 +196,13 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     } else if (w.rfind("--", 0) == 0 && is_override(w.substr(2))) {
       std::string v;
       // fio's switches (--norandommap, --time_based) stand alone; "--direct 0" still works.
-      if (!inline_value && is_switch(w.substr(2)) && (i + 1 >= words.size() || !is_bool_word(words[i + 1]))) {
+      bool is_sw = !inline_value && is_switch(w.substr(2));
+      if (is_sw && i + 1 < words.size() && looks_numeric(words[i + 1]) && !is_bool_word(words[i + 1])) {
+        // "--time_based 2": a switch's value, not a DEVICE (kernel names start with a letter).
+        error = w + " " + words[i + 1] + ": " + w + " is a switch: give it alone, or 0/1 (" + w + "=0)";
+        return std::nullopt;
+      }
+      if (is_sw && (i + 1 >= words.size() || !is_bool_word(words[i + 1]))) {
         v.assign(1, '1');  // not v = "1": GCC 12 warns -Wrestrict on it
       } else {
         ok = value(v);
@@ -239,6 +250,20 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     return std::nullopt;
   }
   return a;
+}
+
+bool wants_json(int argc, char** argv) {
+  bool json = false, format_json = false, to_file = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string w = argv[i];
+    if (w == "--") break;
+    if (w == "--json") json = true;
+    if (w == "--output-format=json" ||
+        (w == "--output-format" && i + 1 < argc && std::string(argv[i + 1]) == "json"))
+      format_json = true;
+    if (w == "--output" || w.rfind("--output=", 0) == 0) to_file = true;
+  }
+  return json || (format_json && !to_file);
 }
 
 const char* usage() {

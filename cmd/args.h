@@ -39,6 +39,10 @@ struct Args {
 // Parses argv; on a usage error returns nullopt and sets `error` to a one-line message.
 std::optional<Args> parse(int argc, char** argv, std::string& error);
 
+// JSON mode, read from argv itself so a usage error gets its JSON document too: --json, or
+// --output-format json with the report on stdout (no --output FILE).
+bool wants_json(int argc, char** argv);
+
 const char* usage();
 
 }  // namespace diskprobe::cli

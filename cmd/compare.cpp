@@ -1,21 +1,18 @@
 // `diskprobe compare A.json B.json [--max-regression 5%] [--json]`.
-#include <cstdio>
 #include <optional>
 #include <string>
 
 #include "diskprobe/core/compare.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/run_summary.h"
+#include "out.h"
 #include "tools.h"
 
 namespace diskprobe::cli {
 
 namespace {
 
-int usage_error(const std::string& message) {
-  std::fprintf(stderr, "diskprobe: error: %s\n", message.c_str());
-  return 2;
-}
+int usage_error(const std::string& message) { return fail(kUsage, message); }
 
 }  // namespace
 
@@ -37,8 +34,8 @@ int cmd_compare(const Args& a) {
   Comparison c = compare_runs(*run_a, *run_b, tolerance);
   std::string out =
       a.json ? dump_json(comparison_json(c, *run_a, *run_b)) + "\n" : comparison_text(c, *run_a, *run_b);
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return c.regressed ? 4 : 0;
+  print(out);
+  return c.regressed ? kExpectations : kOk;
 }
 
 }  // namespace diskprobe::cli

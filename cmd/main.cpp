@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,7 @@
 #include "diskprobe/core/output_file.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
+#include "diskprobe/core/write_out.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/file_target.h"
 #include "diskprobe/safety/preflight.h"
@@ -35,6 +37,7 @@
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "out.h"
 #include "progress.h"
 #include "render.h"
 #include "tools.h"
@@ -45,7 +48,14 @@ namespace {
 using namespace diskprobe;
 using nlohmann::json;
 
-enum Exit { kOk = 0, kRuntime = 1, kUsage = 2, kRefused = 3, kExpectations = 4 };
+using cli::fail;
+using cli::kExpectations;
+using cli::kOk;
+using cli::kRefused;
+using cli::kRuntime;
+using cli::kUsage;
+using cli::print;
+using cli::print_json;
 
 std::atomic<bool> g_stop{false};
 volatile sig_atomic_t g_signal = 0;
@@ -56,26 +66,25 @@ void on_signal(int sig) {
 }
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
-// every RestoreGuard and the scratch device are cleaned up by their destructors.
+// every RestoreGuard and the scratch device are cleaned up by their destructors. Installed
+// from .preinit_array (below), before any library's constructor and main, with the three
+// blocked meanwhile, then unblocked: one left pending and blocked by the parent across exec
+// is delivered to the handler then. Only execve and the dynamic loader come before, and they
+// change nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
 void install_signal_handlers() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
+  sa.sa_mask = stop_signals;
   sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and sees the flag
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
-
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "diskprobe: error: %s\n", message.c_str());
-  return code;
-}
-
-void print(const std::string& s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
-  std::fflush(stdout);
-}
-
-void print_json(const json& j) { print(dump_json(j) + "\n"); }
+__attribute__((section(".preinit_array"), used)) void (*const install_early)() = install_signal_handlers;
 
 std::optional<safety::Mode> mode_for(const cli::Args& a) {
   if (a.mode == "read") return safety::Mode::Read;
@@ -190,10 +199,11 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
   return checked.verdict.safe() ? kOk : kRefused;
 }
 
-// The tuning journal; DISKPROBE_JOURNAL moves it (tests that must not meet another run's).
-std::string journal_path() {
+// The tuning journals' directory; DISKPROBE_JOURNAL moves it (tests that must not meet
+// another run's).
+std::string journal_dir() {
   const char* env = std::getenv("DISKPROBE_JOURNAL");
-  return env && *env ? env : tuning::kDefaultJournal;
+  return env && *env ? env : tuning::kDefaultJournalDir;
 }
 
 // --strict: a plan that falls short of the profile is a usage error, before any change.
@@ -206,11 +216,17 @@ std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan
 
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
   if (a.restore) {
-    auto restored = tuning::restore_from_journal(root, journal_path());
-    if (!restored) return fail(kRuntime, restored.error());
-    if (restored->empty()) print("nothing to restore: no journal at " + journal_path() + "\n");
-    for (const auto& s : *restored) print("restored " + s.what + " to " + s.old_value + "\n");
-    return kOk;
+    auto r = tuning::restore_all(root, journal_dir());
+    if (a.json) {
+      print_json(cli::restore_json(r));
+    } else {
+      print(cli::restore_text(r, journal_dir()));
+    }
+    for (const auto& l : r.left) spdlog::info("left alone: {}", l);
+    // 1 only when a killed run's setting is still changed: a gone device left nothing behind,
+    // and a live run restores its own.
+    for (const auto& f : r.failed) fail(kRuntime, f);
+    return r.failed.empty() ? kOk : kRuntime;
   }
   if (a.positional.size() != 1) {
     return fail(kUsage, "usage: diskprobe tune DEVICE [--profile NAME] [--json] [--apply]");
@@ -232,7 +248,7 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
     print(cli::tune_text(*topo, plan));
   }
   if (!a.apply) return kOk;
-  tuning::RestoreGuard guard(root, journal_path());
+  tuning::RestoreGuard guard(root, journal_dir());
   auto st = guard.apply(dev->disk, plan);
   if (!st) return fail(kRuntime, st.error());
   std::fprintf(stderr, "diskprobe: settings applied; press Ctrl-C to restore them\n");
@@ -268,13 +284,17 @@ Result<Outputs> open_outputs(const cli::Args& a, const SysRoot& root, const JobS
 // the terminal; and the HTML page with --report.
 int write_outputs(Outputs& out, const Results& results, OutputFormat format) {
   if (out.output) {
-    if (auto st = out.output->write(render(results, format)); !st) return fail(kRuntime, st.error());
+    if (auto st = out.output->write(render(results, format)); !st) {
+      return fail(kRuntime, "the report is lost: " + st.error());
+    }
     print(render_text(results));
   } else {
     print(render(results, format));
   }
   if (out.report) {
-    if (auto st = out.report->write(render_html(results)); !st) return fail(kRuntime, st.error());
+    if (auto st = out.report->write(render_html(results)); !st) {
+      return fail(kRuntime, "the HTML report is lost: " + st.error());
+    }
   }
   return kOk;
 }
@@ -389,10 +409,12 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
 
+  // A DEVICE that is not a device name is a usage error; one that names nothing, or no block
+  // device, is the preflight's to refuse, as `check` does (exit 3, not-found).
   NameError why = NameError::None;
-  auto name = parse_device_name(device_arg, &why);
-  if (!name) return fail(why == NameError::NotFound ? kRuntime : kUsage, name.error());
-  if (auto d = read_block_device(root, *name); !d) return fail(kRuntime, d.error());
+  if (auto name = parse_device_name(device_arg, &why); !name && why == NameError::BadName) {
+    return fail(kUsage, name.error());
+  }
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
@@ -405,10 +427,11 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
       refused.preflight = checked.verdict.summary();
       refused.preflight_safe = false;
       if (auto st = outputs->output->write(render_junit(refused)); !st) {
-        std::fprintf(stderr, "diskprobe: error: %s\n", st.error().c_str());
+        spdlog::error("the JUnit report is lost: {}", st.error());
       }
     }
-    return fail(kRefused, checked.verdict.device + " refused by the preflight: nothing was written");
+    return cli::refuse(checked.verdict,
+                       checked.verdict.device + " refused by the preflight: nothing was written");
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
@@ -425,7 +448,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   for (const auto& n : plan.notes) spdlog::info("{}", n);
   for (const auto& adv : plan.advice) spdlog::info("advice: {}", adv);
 
-  tuning::RestoreGuard guard(root, journal_path());
+  tuning::RestoreGuard guard(root, journal_dir());
   if (!a.no_tune) {
     if (auto st = guard.apply(dev.disk, plan); !st) return fail(kRuntime, st.error());
   }
@@ -435,7 +458,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
   if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
     std::fputs(cli::verdict_text(again).c_str(), stderr);
-    return fail(kRefused, again.device + " changed since the preflight: nothing was written");
+    return cli::refuse(again, again.device + " changed since the preflight: nothing was written");
   }
   auto before = read_disk_counters(root, dev);
   EngineOptions opts;
@@ -476,21 +499,21 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   return run_outcome(*results);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int dispatch(int argc, char** argv) {
   std::string error;
   auto args = diskprobe::cli::parse(argc, argv, error);
   if (!args) return fail(kUsage, error);
-  if (args->help) return std::fputs(diskprobe::cli::usage(), stdout), kOk;
+  if (args->help) return print(diskprobe::cli::usage()), kOk;
   if (args->version) return cmd_version();
-  if (args->command.empty()) return std::fputs(diskprobe::cli::usage(), stderr), kUsage;
+  if (args->command.empty()) {
+    std::fputs(diskprobe::cli::usage(), stderr);
+    return fail(kUsage, "no command given");
+  }
 
   auto logger = spdlog::stderr_color_st("diskprobe");
   logger->set_pattern("diskprobe: %v");
   logger->set_level(args->verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_default_logger(logger);
-  install_signal_handlers();
 
   const diskprobe::SysRoot root(args->sysfs, args->procfs);
   const std::string& c = args->command;
@@ -502,4 +525,12 @@ int main(int argc, char** argv) {
   if (c == "compare") return diskprobe::cli::cmd_compare(*args);
   if (c == "aggregate") return diskprobe::cli::cmd_aggregate(*args);
   return cmd_run(*args, root);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  diskprobe::guard_std_fds();
+  diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
+  return diskprobe::cli::finish(dispatch(argc, argv));
 }

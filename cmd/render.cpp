@@ -73,6 +73,12 @@ json verdict_json(const safety::Verdict& v) {
           {"sampler", sampled_json(v.sampled)}};
 }
 
+json error_json(int exit_code, const std::string& message, const safety::Verdict* refused) {
+  json doc = {{"exit_code", exit_code}, {"error", message}};
+  if (refused) doc["verdict"] = verdict_json(*refused);
+  return doc;
+}
+
 std::string verdict_text(const safety::Verdict& v) {
   std::ostringstream o;
   if (v.safe()) {
@@ -252,6 +258,25 @@ json plan_json(const tuning::Plan& p) {
   return {{"numjobs", p.numjobs},         {"job_cpus", p.cpus},   {"pins", pins},
           {"queue", queue},               {"disable_cstates", cstates}, {"hold_cstates", p.hold_cstates},
           {"deviations", p.deviations},   {"notes", p.notes},    {"advice", p.advice}};
+}
+
+std::string restore_text(const tuning::RestoreReport& r, const std::string& dir) {
+  if (!r.any_journal) return "nothing to restore: no journal in " + dir + "\n";
+  std::string out;
+  for (const auto& s : r.restored) out += "restored " + s.what + " to " + s.old_value + "\n";
+  for (const auto& s : r.gone)
+    out += "not restored " + s.what + ": its device is gone, and its settings with it\n";
+  return out;
+}
+
+json restore_json(const tuning::RestoreReport& r) {
+  auto settings = [](const std::vector<AppliedSetting>& list) {
+    json out = json::array();
+    for (const auto& s : list) out.push_back({{"what", s.what}, {"old_value", s.old_value}});
+    return out;
+  };
+  return {
+      {"restored", settings(r.restored)}, {"gone", settings(r.gone)}, {"left", r.left}, {"failed", r.failed}};
 }
 
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {

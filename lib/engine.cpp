@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -37,6 +38,9 @@ __extension__ typedef unsigned __int128 U128;  // -Wpedantic: __int128 is a GNU 
 constexpr uint64_t kNsPerSec = 1'000'000'000;
 constexpr uint64_t kMaxIodepth = 65536;
 constexpr uint64_t kMaxNumjobs = 4096;
+// A day: beyond it the nanosecond deadlines still fit, but the per-second samples kept for
+// every job (16 bytes a second) would not be a benchmark's memory any more.
+constexpr double kMaxSeconds = 86400;
 constexpr unsigned kMaxRingEntries = 32768;           // IORING_MAX_ENTRIES; the CQ gets twice that
 constexpr uint64_t kMaxRegisteredChunk = 1ull << 30;  // the kernel's limit per registered iovec
 constexpr size_t kBufferAlign = 4096;
@@ -1099,8 +1103,17 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs) {
     problems.push_back("numjobs " + num(spec.numjobs) + " is out of range: use 1 to " + num(kMaxNumjobs));
   }
+  auto seconds = [](double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", s);
+    return std::string(buf);
+  };
   if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
     problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
+  } else if (spec.runtime_s > kMaxSeconds) {
+    problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " +
+                       seconds(kMaxSeconds) +
+                       " s (24 h): use a shorter runtime, and several runs for a longer soak");
   } else if (spec.time_based && spec.runtime_s <= 0) {
     problems.push_back(
         "time_based needs a runtime above 0 s: use runtime=30, or time_based=0 to stop after size");
@@ -1108,6 +1121,9 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (!(spec.ramp_time_s >= 0) || !std::isfinite(spec.ramp_time_s)) {
     problems.push_back("ramp_time " + std::to_string(spec.ramp_time_s) +
                        " s is not a duration: use ramp_time=0");
+  } else if (spec.ramp_time_s > kMaxSeconds) {
+    problems.push_back("ramp_time " + seconds(spec.ramp_time_s) + " s is above the limit of " +
+                       seconds(kMaxSeconds) + " s (24 h): use a shorter ramp_time");
   }
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");

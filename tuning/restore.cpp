@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,11 @@
 #include <ctime>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "diskprobe/core/json_io.h"
+#include "diskprobe/core/write_out.h"
 
 namespace diskprobe::tuning {
 namespace {
@@ -59,41 +65,51 @@ std::string sysfs_rel(const SysRoot& root, const std::string& path) {
   return path.substr(prefix.size());
 }
 
-// Alive and still a diskprobe: after a SIGKILL the pid can be reused by anything, and a
-// journal must not wait forever on an unrelated process. Same comm as ours is the test.
-bool pid_alive(int pid) {
-  if (pid <= 0) return false;
-  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
-  auto theirs = read_file("/proc/" + std::to_string(pid) + "/comm");
-  auto ours = read_file("/proc/self/comm");
-  return !theirs || !ours || *theirs == *ours;
+// "block/loop3/queue/rq_affinity" -> "loop3"; "" for a host setting (cpuidle states).
+std::string disk_of(const std::string& rel) {
+  if (rel.rfind("block/", 0) != 0) return "";
+  return rel.substr(6, rel.find('/', 6) == std::string::npos ? std::string::npos : rel.find('/', 6) - 6);
 }
 
-json journal_json(const std::vector<AppliedSetting>& settings, const std::string& started) {
-  json list = json::array();
-  for (const auto& s : settings) {
-    if (s.what == kCpuDmaLatency || s.what.rfind("/dev/", 0) == 0) continue;
-    list.push_back({{"path", s.what}, {"old_value", s.old_value}, {"new_value", s.new_value}});
+void append(std::string& errors, const std::string& e) { errors += (errors.empty() ? "" : "; ") + e; }
+
+// Field 22 of /proc/PID/stat; the fields after the ')' that ends comm start at field 3.
+std::optional<unsigned long long> start_time_of(int pid) {
+  auto stat = SysRoot().read_proc(std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  auto paren = stat->rfind(')');
+  if (paren == std::string::npos) return std::nullopt;
+  std::istringstream in(stat->substr(paren + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && (in >> field); ++i) {
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
   }
-  return {{"pid", static_cast<int>(::getpid())}, {"started", started}, {"settings", list}};
+  return std::nullopt;
 }
 
-Status write_all(const std::string& path, const std::string& text) {
-  auto fd = Fd::open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (!fd) return make_error(fd.error());
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd->get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error(errno_message("write", path, errno));
-    done += static_cast<size_t>(n);
+struct Journal {
+  std::string device, diskseq;  // device journals only
+  std::vector<Owner> holders;
+  std::vector<AppliedSetting> settings;
+};
+
+json journal_json(const Journal& j) {
+  json holders = json::array(), settings = json::array();
+  for (const auto& h : j.holders) {
+    holders.push_back({{"pid", h.pid}, {"start_time", h.start_time}, {"started", h.started}});
   }
-  return Ok{};
+  for (const auto& s : j.settings) {
+    settings.push_back({{"path", s.what}, {"old_value", s.old_value}, {"new_value", s.new_value}});
+  }
+  json doc = {{"holders", holders}, {"settings", settings}};
+  if (!j.device.empty()) doc["device"] = j.device;
+  if (!j.diskseq.empty()) doc["diskseq"] = j.diskseq;
+  return doc;
 }
 
 // Writes the journal beside its final name, then moves it into place: a reader never sees
 // half a journal. `exclusive` creates it only if absent (link(2) fails with EEXIST).
-Status place_journal(const std::string& journal, const std::string& text, bool exclusive) {
+Status place_journal(const std::string& journal, const Journal& j, bool exclusive) {
   std::error_code ec;
   fs::path dir = fs::path(journal).parent_path();
   if (!dir.empty()) {
@@ -101,7 +117,7 @@ Status place_journal(const std::string& journal, const std::string& text, bool e
     if (ec) return make_error("mkdir -p " + dir.string() + ": " + ec.message());
   }
   std::string tmp = journal + ".tmp." + std::to_string(::getpid());
-  if (auto st = write_all(tmp, text); !st) {
+  if (auto st = write_file(tmp, dump_json(journal_json(j)) + "\n", 0600); !st) {
     ::unlink(tmp.c_str());
     return st;
   }
@@ -120,24 +136,26 @@ Status place_journal(const std::string& journal, const std::string& text, bool e
   return Ok{};
 }
 
-struct Journal {
-  int pid = 0;
-  std::string started;
-  std::vector<AppliedSetting> settings;
-};
-
-// Parsing boundary: nlohmann throws, the caller gets a message naming file and field.
+// Parsing boundary: nlohmann throws, the caller gets a message naming file and field. An
+// older journal has one top-level "pid" and "started" instead of "holders".
 Result<Journal> read_journal(const std::string& path) {
   auto text = read_file(path);
   if (!text) return make_error(text.error());
   Journal j;
+  auto parsed = parse_json(*text, path);  // depth and number limits: a journal is input too
+  if (!parsed) return make_error(parsed.error());
   std::string field = "(document)";
   try {
-    json doc = json::parse(*text);
+    const json& doc = *parsed;
+    field = "device";
+    j.device = doc.value("device", "");
+    j.diskseq = doc.value("diskseq", "");
     field = "pid";
-    j.pid = doc.at("pid").get<int>();
-    field = "started";
-    j.started = doc.value("started", "");
+    if (doc.contains("pid")) j.holders.push_back({doc.at("pid").get<int>(), 0, doc.value("started", "")});
+    field = "holders";
+    for (const auto& h : doc.value("holders", json::array())) {
+      j.holders.push_back({h.at("pid").get<int>(), h.value("start_time", 0ull), h.value("started", "")});
+    }
     field = "settings";
     for (const auto& s : doc.at("settings")) {
       field = "settings[].path";
@@ -154,42 +172,217 @@ Result<Journal> read_journal(const std::string& path) {
   return j;
 }
 
+bool same(const Owner& a, const Owner& b) { return a.pid == b.pid && a.start_time == b.start_time; }
+
+// Drops the holders that are dead (or are this process); true when one is left.
+bool keep_live_holders(Journal& j, const Owner& self) {
+  std::erase_if(j.holders, [&](const Owner& h) { return same(h, self) || !alive(h); });
+  return !j.holders.empty();
+}
+
+std::string owner_text(const Owner& o) {
+  return "pid " + std::to_string(o.pid) + (o.started.empty() ? "" : ", started " + o.started);
+}
+
 std::string busy_message(const std::string& journal, const Journal& j) {
-  if (pid_alive(j.pid)) {
-    return "another diskprobe run (pid " + std::to_string(j.pid) + ", started " + j.started +
-           ") holds host settings recorded in " + journal +
-           ": wait for it to finish; two runs would each restore the other's changes";
+  Owner self = this_process();
+  for (const auto& h : j.holders) {
+    if (!same(h, self) && alive(h)) {
+      return "another diskprobe run (" + owner_text(h) + ") holds host settings recorded in " + journal +
+             ": wait for it to finish; two runs would each restore the other's changes";
+    }
   }
-  return "a diskprobe run (pid " + std::to_string(j.pid) + ", started " + j.started +
-         ") was killed before it restored its settings (journal " + journal +
-         "): run `diskprobe tune --restore` first";
+  Owner who = j.holders.empty() ? Owner{} : j.holders.front();
+  return "a diskprobe run (" + owner_text(who) + ") was killed before it restored its settings (journal " +
+         journal + "): run `diskprobe tune --restore` first";
+}
+
+std::string unreadable(const std::string& err) {
+  return "a tuning journal already exists and cannot be read (" + err +
+         "): check it, then run `diskprobe tune --restore` or remove it";
+}
+
+// The journals' directory, locked for a read-modify-write of host.json (flock: released
+// however the process ends).
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    auto fd = Fd::open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!fd) {
+      error_ = fd.error();
+      return;
+    }
+    while (::flock(fd->get(), LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        error_ = errno_message("flock", dir, errno);
+        return;
+      }
+    }
+    fd_ = std::move(*fd);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  Fd fd_;
+  std::string error_;
+};
+
+// A setting whose device is gone: removed, or replaced by another with the same name (a new
+// diskseq). Its queue went with it; writing the old value would tune a stranger.
+bool device_gone(const SysRoot& root, const Journal& j, const std::string& rel) {
+  std::string disk = disk_of(rel);
+  if (disk.empty()) return false;
+  if (!root.sys_exists("block/" + disk)) return true;
+  if (j.diskseq.empty() || disk != j.device) return false;
+  auto now = root.read_sys("block/" + disk + "/diskseq");
+  return !now || *now != j.diskseq;
+}
+
+struct Undone {
+  std::vector<AppliedSetting> restored, gone, failed;  // failed: oldest first, for the journal
+  std::string errors;
+};
+
+// Puts `settings` back newest first.
+Undone undo(const SysRoot& root, const Journal& j, const std::vector<AppliedSetting>& settings) {
+  Undone u;
+  for (auto it = settings.rbegin(); it != settings.rend(); ++it) {
+    std::string rel = sysfs_rel(root, it->what);
+    // The journal is only root-writable, but a path outside sysfs is never ours to write.
+    if (rel.empty()) {
+      append(u.errors, it->what + " is not under " + root.sysfs() + ": skipped");
+      continue;
+    }
+    if (device_gone(root, j, rel)) {
+      u.gone.push_back(*it);
+      continue;
+    }
+    if (auto st = root.write_sys(rel, it->old_value); !st) {
+      append(u.errors, write_error(it->what, it->old_value, st.error()));
+      u.failed.insert(u.failed.begin(), *it);
+      continue;
+    }
+    u.restored.push_back(*it);
+  }
+  return u;
+}
+
+// The journal after an undo: removed when nothing failed, else rewritten with what did.
+void settle(const std::string& path, Journal j, const Undone& u, std::string& errors) {
+  append(errors, u.errors);
+  std::error_code ec;
+  if (u.failed.empty()) {
+    fs::remove(path, ec);
+    if (ec) append(errors, "remove(" + path + "): " + ec.message());
+    return;
+  }
+  j.settings = u.failed;
+  if (auto st = place_journal(path, j, false); !st) append(errors, st.error());
+}
+
+struct JournalOutcome {
+  Undone undone;
+  bool live = false;  // a holder still runs: left alone
+  std::string error;  // "" = fine
+};
+
+JournalOutcome restore_journal(const SysRoot& root, const std::string& path) {
+  JournalOutcome out;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return out;
+  DirLock lock(fs::path(path).parent_path().string());
+  if (!lock.error().empty()) {
+    out.error = lock.error();
+    return out;
+  }
+  auto j = read_journal(path);
+  if (!j) {
+    out.error = j.error();
+    return out;
+  }
+  Journal rest = *j;
+  if (keep_live_holders(rest, this_process())) {
+    out.live = true;
+    out.error = "the diskprobe run that wrote " + path + " (" + owner_text(rest.holders.front()) +
+                ") is still running: it restores its settings itself when it ends";
+    return out;
+  }
+  out.undone = undo(root, *j, j->settings);
+  settle(path, rest, out.undone, out.error);
+  if (!out.error.empty()) {
+    out.error =
+        "restoring from " + path + ": " + out.error +
+        (out.undone.failed.empty() ? "" : " (the journal keeps what failed; fix the cause and run again)");
+  }
+  return out;
+}
+
+// A device journal is one run's: any is refused. host.json is shared: refused only when
+// every run holding it is gone and it still has settings (a killed run left them changed).
+Status refuse_leftovers(const std::string& path, bool device) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Ok{};
+  auto other = read_journal(path);
+  if (!other) return make_error(unreadable(other.error()));
+  Journal live = *other;
+  if (!device && (keep_live_holders(live, this_process()) || other->settings.empty())) return Ok{};
+  return make_error(busy_message(path, *other));
 }
 
 }  // namespace
 
-RestoreGuard::RestoreGuard(const SysRoot& root, std::string journal_path)
-    : root_(root), journal_(std::move(journal_path)), started_(now_utc()) {}
+std::string device_journal(const std::string& dir, const std::string& disk) {
+  return dir + "/" + disk + ".json";
+}
+std::string host_journal(const std::string& dir) { return dir + "/host.json"; }
+
+Owner this_process() {
+  static const Owner self = [] {
+    Owner o;
+    o.pid = static_cast<int>(::getpid());
+    o.start_time = start_time_of(o.pid).value_or(0);
+    o.started = now_utc();
+    return o;
+  }();
+  Owner o = self;
+  o.pid = static_cast<int>(::getpid());  // a forked child is another run
+  if (o.pid != self.pid) o.start_time = start_time_of(o.pid).value_or(0);
+  return o;
+}
+
+// Alive and the same process: after a SIGKILL the pid can be reused by anything (another
+// diskprobe too), and a journal must not wait forever on it. An older journal without a
+// start time is given the benefit of the doubt while its pid exists.
+bool alive(const Owner& o) {
+  if (o.pid <= 0) return false;
+  if (::kill(o.pid, 0) != 0 && errno != EPERM) return false;
+  if (o.start_time == 0) return true;
+  auto now = start_time_of(o.pid);
+  return now && *now == o.start_time;
+}
+
+RestoreGuard::RestoreGuard(const SysRoot& root, std::string journal_dir)
+    : root_(root), dir_(std::move(journal_dir)), self_(this_process()) {}
 
 RestoreGuard::~RestoreGuard() {
   if (auto st = restore(); !st) spdlog::error("{}", st.error());
 }
 
-Status RestoreGuard::claim_journal() const {
-  auto st = place_journal(journal_, journal_json(applied_, started_).dump(2) + "\n", /*exclusive=*/true);
-  if (st) return st;
+// The first write creates the journal exclusively: another run's journal refuses this one.
+Status RestoreGuard::write_journal() const {
+  Journal j{disk_, diskseq_, {self_}, {}};
+  for (const auto& s : applied_) {
+    if (!disk_of(sysfs_rel(root_, s.what)).empty()) j.settings.push_back(s);
+  }
+  auto st = place_journal(journal_, j, /*exclusive=*/!owns_journal_);
+  if (st || owns_journal_) return st;
   std::error_code ec;
   if (!fs::exists(journal_, ec)) return st;  // a real I/O error, not another run
   auto other = read_journal(journal_);
-  if (!other) {
-    return make_error("a tuning journal already exists and cannot be read (" + other.error() +
-                      "): check it, then run `diskprobe tune --restore` or remove it");
-  }
+  if (!other) return make_error(unreadable(other.error()));
   return make_error(busy_message(journal_, *other));
-}
-
-Status RestoreGuard::write_journal() const {
-  if (!owns_journal_) return claim_journal();
-  return place_journal(journal_, journal_json(applied_, started_).dump(2) + "\n", /*exclusive=*/false);
 }
 
 Status RestoreGuard::set(const std::string& rel, const std::string& value) {
@@ -209,6 +402,44 @@ Status RestoreGuard::set(const std::string& rel, const std::string& value) {
   if (auto st = root_.write_sys(rel, value); !st) {
     applied_.pop_back();
     return make_error(write_error(path, value, st.error()));
+  }
+  return Ok{};
+}
+
+// cpuidle states are the host's, not the device's: every run that wants them off joins
+// host.json as a holder, and a state already off for another run is left to it.
+Status RestoreGuard::disable_cstates(const Plan& plan) {
+  if (plan.disable_cstates.empty()) return Ok{};
+  DirLock lock(dir_);
+  if (!lock.error().empty()) return make_error(lock.error());
+  const std::string path = host_journal(dir_);
+  Journal j;
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    auto read = read_journal(path);
+    if (!read) return make_error(unreadable(read.error()));
+    j = *read;
+    Journal live = j;
+    if (!keep_live_holders(live, self_) && !j.settings.empty()) return make_error(busy_message(path, j));
+    j.holders = live.holders;
+  }
+  j.holders.push_back(self_);
+  holds_host_ = true;  // from here on restore() leaves host.json, even after a failure below
+  if (auto st = place_journal(path, j, false); !st) return st;
+  for (const auto& c : plan.disable_cstates) {
+    std::string rel = "devices/system/cpu/cpu" + std::to_string(c.cpu) + "/cpuidle/state" +
+                      std::to_string(c.state) + "/disable";
+    std::string where = root_.sys_path(rel);
+    if (std::any_of(j.settings.begin(), j.settings.end(), [&](const auto& s) { return s.what == where; })) {
+      continue;  // off already, held by another run
+    }
+    auto cur = root_.read_sys(rel);
+    if (!cur) return make_error(cur.error());
+    if (*cur == "1") continue;
+    j.settings.push_back({where, *cur, "1"});
+    if (auto st = place_journal(path, j, false); !st) return st;
+    if (auto st = root_.write_sys(rel, "1"); !st) return make_error(write_error(where, "1", st.error()));
+    applied_.push_back(j.settings.back());
   }
   return Ok{};
 }
@@ -236,19 +467,6 @@ Status RestoreGuard::apply(const std::string& disk, const Plan& plan) {
     if (!safe_component(q.attribute))
       return make_error("tuning: bad queue attribute \"" + q.attribute + "\"");
   }
-  // A killed run's journal is refused even when this plan would change nothing: the
-  // settings it left are the ones this run would measure with, and nobody would undo them.
-  if (!owns_journal_) {
-    std::error_code ec;
-    if (fs::exists(journal_, ec)) {
-      auto other = read_journal(journal_);
-      if (!other) {
-        return make_error("a tuning journal already exists and cannot be read (" + other.error() +
-                          "): check it, then run `diskprobe tune --restore` or remove it");
-      }
-      return make_error(busy_message(journal_, *other));
-    }
-  }
   for (const auto& c : plan.disable_cstates) {
     // state0 stays: with every state disabled the cpuidle core falls back to it anyway.
     if (c.cpu < 0 || c.state <= 0) {
@@ -256,17 +474,27 @@ Status RestoreGuard::apply(const std::string& disk, const Plan& plan) {
                         std::to_string(c.state));
     }
   }
+  if (!owns_journal_) {
+    disk_ = disk;
+    journal_ = device_journal(dir_, disk);
+    auto seq = root_.read_sys("block/" + disk + "/diskseq");  // kernels before 5.15 have none
+    diskseq_ = seq ? *seq : "";
+  }
+  // A killed run's journal is refused even when this plan would change nothing: the
+  // settings it left are the ones this run would measure with, and nobody would undo them.
+  // Another device's journal is another run's business; host.json is everybody's.
+  if (!owns_journal_) {
+    if (auto st = refuse_leftovers(journal_, /*device=*/true); !st) return st;
+  }
+  if (!holds_host_) {
+    if (auto st = refuse_leftovers(host_journal(dir_), /*device=*/false); !st) return st;
+  }
   Status st = Ok{};
   for (const auto& q : plan.queue) {
     st = set("block/" + disk + "/queue/" + q.attribute, q.value);
     if (!st) break;
   }
-  for (size_t i = 0; st && i < plan.disable_cstates.size(); ++i) {
-    const auto& c = plan.disable_cstates[i];
-    st = set("devices/system/cpu/cpu" + std::to_string(c.cpu) + "/cpuidle/state" + std::to_string(c.state) +
-                 "/disable",
-             "1");
-  }
+  if (st) st = disable_cstates(plan);
   if (st && plan.hold_cstates) st = hold_cstates();
   if (st) return st;
   // All or nothing: a half-tuned host would measure something no profile describes.
@@ -274,84 +502,96 @@ Status RestoreGuard::apply(const std::string& disk, const Plan& plan) {
   return st;
 }
 
+void RestoreGuard::restore_device(std::string& errors) {
+  std::vector<AppliedSetting> mine;
+  for (const auto& s : applied_) {
+    if (!disk_of(sysfs_rel(root_, s.what)).empty()) mine.push_back(s);
+  }
+  Journal j{disk_, diskseq_, {self_}, {}};
+  Undone u = undo(root_, j, mine);
+  for (const auto& g : u.gone) spdlog::warn("{}: {} is gone, nothing to put back", g.what, disk_);
+  std::erase_if(applied_,
+                [&](const AppliedSetting& s) { return !disk_of(sysfs_rel(root_, s.what)).empty(); });
+  if (!owns_journal_) {
+    append(errors, u.errors);
+    applied_.insert(applied_.begin(), u.failed.begin(), u.failed.end());
+    return;
+  }
+  settle(journal_, j, u, errors);
+  if (u.failed.empty()) owns_journal_ = false;
+  applied_.insert(applied_.begin(), u.failed.begin(), u.failed.end());
+}
+
+// The last holder out puts host.json's settings back (its own and those of runs killed while
+// it held them); an earlier one only leaves.
+void RestoreGuard::leave_host(std::string& errors) {
+  std::erase_if(applied_, [&](const AppliedSetting& s) {
+    return s.what != cpu_dma_latency_path_ && disk_of(sysfs_rel(root_, s.what)).empty();
+  });
+  if (!holds_host_) return;
+  DirLock lock(dir_);
+  if (!lock.error().empty()) return append(errors, lock.error());
+  const std::string path = host_journal(dir_);
+  holds_host_ = false;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return;  // never written: joining failed before any change
+  auto j = read_journal(path);
+  if (!j) return append(errors, j.error());
+  if (keep_live_holders(*j, self_)) {
+    if (auto st = place_journal(path, *j, false); !st) append(errors, st.error());
+    return;
+  }
+  settle(path, *j, undo(root_, *j, j->settings), errors);
+}
+
 Status RestoreGuard::restore() {
-  std::vector<AppliedSetting> kept;  // could not be put back: stay in the journal
+  cpu_dma_latency_.reset();
+  std::erase_if(applied_, [&](const AppliedSetting& s) { return s.what == cpu_dma_latency_path_; });
   std::string errors;
-  for (auto it = applied_.rbegin(); it != applied_.rend(); ++it) {
-    if (it->what == cpu_dma_latency_path_) {
-      cpu_dma_latency_.reset();
-      continue;
-    }
-    std::string rel = sysfs_rel(root_, it->what);
-    auto st = rel.empty() ? Status(make_error(it->what + ": not under " + root_.sysfs()))
-                          : root_.write_sys(rel, it->old_value);
-    if (!st) {
-      errors += (errors.empty() ? "" : "; ") + write_error(it->what, it->old_value, st.error());
-      kept.insert(kept.begin(), *it);
-    }
-  }
-  applied_ = std::move(kept);
-  if (owns_journal_) {
-    if (applied_.empty()) {
-      std::error_code ec;
-      fs::remove(journal_, ec);
-      if (ec) errors += (errors.empty() ? "" : "; ") + ("remove(" + journal_ + "): " + ec.message());
-      owns_journal_ = false;
-    } else if (auto st = write_journal(); !st) {
-      errors += "; " + st.error();
-    }
-  }
+  restore_device(errors);
+  leave_host(errors);
   if (errors.empty()) return Ok{};
   if (!applied_.empty()) {
-    errors += "; " + journal_ + " keeps " + std::to_string(applied_.size()) +
-              " setting(s) for `diskprobe tune --restore`";
+    append(errors, journal_ + " keeps " + std::to_string(applied_.size()) +
+                       " setting(s) for `diskprobe tune --restore`");
   }
   return make_error("could not restore every setting: " + errors);
 }
 
-Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root,
-                                                         const std::string& journal_path) {
-  std::vector<AppliedSetting> restored;
+Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root, const std::string& journal_path,
+                                                         std::vector<AppliedSetting>* gone) {
+  auto out = restore_journal(root, journal_path);
+  if (gone) *gone = out.undone.gone;
+  if (!out.error.empty()) return make_error(out.error);
+  return out.undone.restored;
+}
+
+RestoreReport restore_all(const SysRoot& root, const std::string& dir) {
+  RestoreReport r;
+  std::vector<std::string> journals;
   std::error_code ec;
-  if (!fs::exists(journal_path, ec)) return restored;
-  auto j = read_journal(journal_path);
-  if (!j) return make_error(j.error());
-  if (j->pid != ::getpid() && pid_alive(j->pid)) {
-    return make_error("the diskprobe run that wrote " + journal_path + " (pid " + std::to_string(j->pid) +
-                      ") is still running: it restores its settings itself when it ends");
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+      journals.push_back(e.path().string());
   }
-  std::vector<AppliedSetting> failed;
-  std::string errors;
-  for (auto it = j->settings.rbegin(); it != j->settings.rend(); ++it) {
-    std::string rel = sysfs_rel(root, it->what);
-    // The journal is only root-writable, but a path outside sysfs is never ours to write.
-    if (rel.empty()) {
-      errors += (errors.empty() ? "" : "; ") + it->what + " is not under " + root.sysfs() + ": skipped";
-      continue;
+  // The devices' first, host.json last: the order a run applied them in, reversed.
+  std::sort(journals.begin(), journals.end(), [&](const std::string& a, const std::string& b) {
+    bool ha = a == host_journal(dir), hb = b == host_journal(dir);
+    return ha != hb ? hb : a < b;
+  });
+  for (const auto& path : journals) {
+    r.any_journal = true;
+    auto out = restore_journal(root, path);
+    r.restored.insert(r.restored.end(), out.undone.restored.begin(), out.undone.restored.end());
+    r.gone.insert(r.gone.end(), out.undone.gone.begin(), out.undone.gone.end());
+    if (out.live) {
+      r.left.push_back(out.error);
+    } else if (!out.error.empty()) {
+      r.failed.push_back(out.error);
     }
-    if (auto st = root.write_sys(rel, it->old_value); !st) {
-      errors += (errors.empty() ? "" : "; ") + write_error(it->what, it->old_value, st.error());
-      failed.insert(failed.begin(), *it);
-      continue;
-    }
-    restored.push_back(*it);
   }
-  if (failed.empty()) {
-    fs::remove(journal_path, ec);
-    if (ec) errors += (errors.empty() ? "" : "; ") + ("remove(" + journal_path + "): " + ec.message());
-  } else {
-    json doc = {{"pid", j->pid}, {"started", j->started}, {"settings", json::array()}};
-    for (const auto& s : failed) {
-      doc["settings"].push_back({{"path", s.what}, {"old_value", s.old_value}, {"new_value", s.new_value}});
-    }
-    if (auto st = place_journal(journal_path, doc.dump(2) + "\n", false); !st) errors += "; " + st.error();
-  }
-  if (!errors.empty()) {
-    return make_error(
-        "restoring from " + journal_path + ": " + errors +
-        (failed.empty() ? "" : " (the journal keeps what failed; fix the cause and run again)"));
-  }
-  return restored;
+  return r;
 }
 
 }  // namespace diskprobe::tuning

@@ -125,13 +125,17 @@ pid_t spawn_diskprobe(const std::vector<std::string>& args, const std::string& o
   if (pid == 0) {
     for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
     if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
-    std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(DISKPROBE_BIN, argv.data());
-    ::_exit(127);
+    exec_diskprobe(args);
   }
   return pid;
+}
+
+void exec_diskprobe(const std::vector<std::string>& args) {
+  std::vector<char*> argv{const_cast<char*>(DISKPROBE_BIN)};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(DISKPROBE_BIN, argv.data());
+  ::_exit(127);
 }
 
 int wait_exit(pid_t pid) {

@@ -29,6 +29,8 @@ CommandResult run_diskprobe(const std::vector<std::string>& args);
 pid_t spawn_diskprobe(const std::vector<std::string>& args, const std::string& out_path,
                       const std::string& err_path,
                       const std::vector<std::pair<std::string, std::string>>& env = {});
+// In a forked child: becomes the diskprobe binary with these arguments (exit 127 if it cannot).
+[[noreturn]] void exec_diskprobe(const std::vector<std::string>& args);
 // Waits for pid: its exit status, or 128 + signal.
 int wait_exit(pid_t pid);
 

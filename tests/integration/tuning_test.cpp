@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -24,7 +25,8 @@ using namespace diskprobe::tuning;
 
 namespace {
 
-// The journal lives in a temp dir, two levels down so the guard must create them.
+// The journals' directory (`path`) lives in a temp dir, two levels down so the guard must
+// create them.
 struct TempJournal {
   fs::path dir;
   std::string path;
@@ -32,7 +34,16 @@ struct TempJournal {
     char t[] = "/tmp/diskprobe-tuning-it-XXXXXX";
     REQUIRE(::mkdtemp(t) != nullptr);
     dir = t;
-    path = (dir / "run/diskprobe/restore.json").string();
+    path = (dir / "run/diskprobe").string();
+  }
+  std::string of(const LoopDevice& loop) const { return device_journal(path, loop.name()); }
+  // No journal of any device, nor host.json: every run put everything back.
+  bool none() const {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(path, ec)) {
+      if (e.path().extension() == ".json") return false;
+    }
+    return true;
   }
   ~TempJournal() {
     std::error_code ec;
@@ -75,9 +86,9 @@ TEST_CASE("RestoreGuard sets rq_affinity on a loop device and restores it", "[tu
     INFO((st.ok() ? std::string() : st.error()));
     REQUIRE(st.ok());
     CHECK(testing::read_sysfs(attr) == want);
-    REQUIRE(fs::exists(j.path));
-    auto doc = nlohmann::json::parse(slurp(j.path));
-    CHECK(doc.at("pid").get<int>() == ::getpid());
+    REQUIRE(fs::exists(j.of(loop)));
+    auto doc = nlohmann::json::parse(slurp(j.of(loop)));
+    CHECK(doc.at("holders")[0].at("pid").get<int>() == ::getpid());
     REQUIRE(doc.at("settings").size() == 1);
     CHECK(doc["settings"][0]["path"] == attr);
     CHECK(doc["settings"][0]["old_value"] == old);
@@ -87,7 +98,7 @@ TEST_CASE("RestoreGuard sets rq_affinity on a loop device and restores it", "[tu
     CHECK(guard.applied()[0].new_value == want);
   }
   CHECK(testing::read_sysfs(attr) == old);
-  CHECK_FALSE(fs::exists(j.path));
+  CHECK_FALSE(fs::exists(j.of(loop)));
 }
 
 TEST_CASE("a SIGKILLed run leaves the journal; restore_from_journal undoes it", "[tuning]") {
@@ -122,7 +133,7 @@ TEST_CASE("a SIGKILLed run leaves the journal; restore_from_journal undoes it", 
   CHECK(testing::read_sysfs(attr) == want);
 
   // While the run lives, its journal is its own.
-  auto early = restore_from_journal(root, j.path);
+  auto early = restore_from_journal(root, j.of(loop));
   REQUIRE_FALSE(early.ok());
   CHECK(early.error().find("is still running") != std::string::npos);
   {
@@ -138,7 +149,7 @@ TEST_CASE("a SIGKILLed run leaves the journal; restore_from_journal undoes it", 
   REQUIRE(::waitpid(child, &status, 0) == child);
   REQUIRE(WIFSIGNALED(status));
   CHECK(testing::read_sysfs(attr) == want);  // nobody restored it
-  REQUIRE(fs::exists(j.path));
+  REQUIRE(fs::exists(j.of(loop)));
 
   {
     RestoreGuard next(root, j.path);
@@ -146,16 +157,16 @@ TEST_CASE("a SIGKILLed run leaves the journal; restore_from_journal undoes it", 
     REQUIRE_FALSE(st.ok());
     CHECK(st.error().find("run `diskprobe tune --restore` first") != std::string::npos);
   }
-  auto restored = restore_from_journal(root, j.path);
+  auto restored = restore_from_journal(root, j.of(loop));
   INFO((restored.ok() ? std::string() : restored.error()));
   REQUIRE(restored.ok());
   REQUIRE(restored->size() == 1);
   CHECK((*restored)[0].what == attr);
   CHECK((*restored)[0].old_value == old);
   CHECK(testing::read_sysfs(attr) == old);
-  CHECK_FALSE(fs::exists(j.path));
+  CHECK_FALSE(fs::exists(j.of(loop)));
   // Nothing left: a second restore is a no-op.
-  auto again = restore_from_journal(root, j.path);
+  auto again = restore_from_journal(root, j.of(loop));
   REQUIRE(again.ok());
   CHECK(again->empty());
 }
@@ -174,7 +185,7 @@ TEST_CASE("a setting the kernel rejects undoes the earlier ones and names the fi
   CHECK(st.error() == "write(/sys/block/" + loop.name() + "/queue/nomerges, abc): Invalid argument");
   CHECK(testing::read_sysfs(attr) == old);
   CHECK(guard.applied().empty());
-  CHECK_FALSE(fs::exists(j.path));
+  CHECK_FALSE(fs::exists(j.of(loop)));
 }
 
 TEST_CASE("hold_cstates keeps /dev/cpu_dma_latency open until restore", "[tuning]") {
@@ -203,7 +214,7 @@ TEST_CASE("hold_cstates keeps /dev/cpu_dma_latency open until restore", "[tuning
     return false;
   };
   CHECK(holds());
-  CHECK_FALSE(fs::exists(j.path));
+  CHECK_FALSE(fs::exists(j.of(loop)));
   REQUIRE(guard.restore().ok());
   CHECK_FALSE(holds());
 }
@@ -374,7 +385,7 @@ TEST_CASE("CLI run sets rq_affinity, scheduler and nomerges and restores them af
     CHECK(recorded[queue_attr(loop, "scheduler")] == std::make_pair(before.scheduler, want.scheduler));
   }
   CHECK(read_state(loop) == before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
 }
 
 TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nomerges", "[tuning][cli]") {
@@ -383,7 +394,7 @@ TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nom
   const QueueState before = read_state(loop);
   const QueueState want = wanted(loop);
   pid_t pid = cli.spawn(run_args(loop, want, "120"));
-  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
   if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   CHECK(holds_cpu_dma_latency(pid));  // essd-plx-latency holds C-states off
@@ -395,7 +406,7 @@ TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nom
   CHECK(err.find("interrupted by Interrupt: partial results above; every setting was restored") !=
         std::string::npos);
   CHECK(read_state(loop) == before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
 }
 
 TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`", "[tuning][cli]") {
@@ -404,14 +415,14 @@ TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`",
   const QueueState before = read_state(loop);
   const QueueState want = wanted(loop);
   pid_t pid = cli.spawn(run_args(loop, want, "120"));
-  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.path); });
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
   if (!applied) abandon(pid, cli);
   REQUIRE(applied);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   CHECK(wait_exit(pid) == 128 + SIGKILL);
   CHECK(read_state(loop) == want);  // nobody put it back
-  REQUIRE(fs::exists(cli.j.path));
-  CHECK(nlohmann::json::parse(slurp(cli.j.path)).at("pid").get<int>() == pid);
+  REQUIRE(fs::exists(cli.j.of(loop)));
+  CHECK(nlohmann::json::parse(slurp(cli.j.of(loop))).at("holders")[0].at("pid").get<int>() == pid);
 
   // A new run refuses to start on top of the killed one's changes.
   auto refused = cli.run(run_args(loop, want, "1"));
@@ -430,10 +441,10 @@ TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`",
           std::string::npos);
   }
   CHECK(read_state(loop) == before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
   auto again = cli.run({"tune", "--restore"});
   CHECK(again.exit_code == 0);
-  CHECK(again.out == "nothing to restore: no journal at " + cli.j.path + "\n");
+  CHECK(again.out == "nothing to restore: no journal in " + cli.j.path + "\n");
 }
 
 TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until Ctrl-C, then releases them",
@@ -473,7 +484,7 @@ TEST_CASE("CLI tune --apply holds /dev/cpu_dma_latency and cpuidle states until 
   if (limit_before != 0) CHECK(cpu_latency_limit() == limit_before);
   CHECK(deep_cstates() == cstates_before);
   CHECK(read_state(loop) == before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
 }
 
 TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle states back", "[tuning][cli]") {
@@ -500,7 +511,7 @@ TEST_CASE("CLI tune --apply killed with SIGKILL: tune --restore puts cpuidle sta
     CHECK(r.out.find("restored " + path + " to " + old) != std::string::npos);
   }
   CHECK(deep_cstates() == cstates_before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
 }
 
 TEST_CASE("CLI tune --strict refuses a clamped plan with exit 2 and changes nothing", "[tuning][cli]") {
@@ -516,7 +527,7 @@ TEST_CASE("CLI tune --strict refuses a clamped plan with exit 2 and changes noth
   CHECK(r.err.find("nothing was changed") != std::string::npos);
   CHECK(r.out.empty());
   CHECK(read_state(loop) == before);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
   // Without --strict the same plan runs with one job per CPU.
   auto shown = cli.run({"tune", loop.name(), "--pinning", "hw-queues", "--numjobs", jobs, "--json"});
   REQUIRE(shown.exit_code == 0);
@@ -663,7 +674,7 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
   CHECK(closed != std::string::npos);
   CHECK(exited != std::string::npos);
   CHECK(closed < exited);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
 }
 
 TEST_CASE("CLI run of the latency profile on a zram device pins its job and leaves rq_affinity alone",
@@ -691,5 +702,86 @@ TEST_CASE("CLI run of the latency profile on a zram device pins its job and leav
   CHECK(rq_note);
   for (const auto& t : j["tuning"]) CHECK(t["what"].get<std::string>().find("rq_affinity") == std::string::npos);
   CHECK(j["read"]["ios"].get<uint64_t>() > 0);
-  CHECK_FALSE(fs::exists(cli.j.path));
+  CHECK(cli.j.none());
+}
+
+// Before: liveness compared /proc/PID/comm, so a run from a binary installed under another
+// name looked dead: `tune --restore` put rq_affinity back mid-run and deleted its journal.
+TEST_CASE("CLI run from a copy of the binary under another name: tune --restore leaves it alone",
+          "[tuning][cli][journal]") {
+  LoopDevice loop = testing::make_loop(128ull << 20);
+  Cli cli;
+  const std::string copy = cli.j.dir.string() + "/probe-renamed";
+  fs::copy_file(DISKPROBE_BIN, copy);
+  const QueueState before = read_state(loop);
+  const QueueState want = wanted(loop);
+  std::vector<std::string> cmd{copy};
+  for (const auto& a : run_args(loop, want, "120")) cmd.push_back(a);
+  pid_t pid = cli.spawn_cmd(cmd);
+  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);  // nothing of a dead run is left changed
+  CHECK(r.err.find("is still running") != std::string::npos);
+  CHECK(read_state(loop) == want);  // still the run's
+  CHECK(fs::exists(cli.j.of(loop)));
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  CHECK(wait_exit(pid) == 1);
+  CHECK(read_state(loop) == before);
+  CHECK(cli.j.none());
+}
+
+// Before: the restore of a removed loop device failed, the journal stayed, and every later
+// run was refused until someone deleted it by hand.
+TEST_CASE(
+    "CLI run killed with SIGKILL, its loop device then removed: tune --restore exits 0 and frees the host",
+    "[tuning][cli][journal]") {
+  std::optional<LoopDevice> loop(testing::make_loop(128ull << 20));
+  Cli cli;
+  const std::string name = loop->name(), journal = cli.j.of(*loop);
+  const QueueState want = wanted(*loop);
+  pid_t pid = cli.spawn(run_args(*loop, want, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(*loop) == want && fs::exists(journal); });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  REQUIRE(loop->remove().ok());
+  loop.reset();
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stdout: " << r.out << "stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("not restored /sys/block/" + name + "/queue/rq_affinity: its device is gone") !=
+        std::string::npos);
+  CHECK(cli.j.none());
+  LoopDevice next = testing::make_loop(128ull << 20);
+  auto again = cli.run(run_args(next, wanted(next), "1"));
+  INFO("next run: " << again.err);
+  CHECK(again.exit_code == 0);
+}
+
+// Before: one journal for the host, so a run on one device refused a run on another.
+TEST_CASE("CLI runs on two devices at once do not refuse each other", "[tuning][cli][journal]") {
+  LoopDevice a = testing::make_loop(128ull << 20);
+  LoopDevice b = testing::make_loop(128ull << 20);
+  Cli cli;
+  const QueueState want_a = wanted(a);
+  pid_t pid = cli.spawn(run_args(a, want_a, "120"));
+  bool applied = wait_until(pid, [&] { return read_state(a) == want_a && fs::exists(cli.j.of(a)); });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  const QueueState before_b = read_state(b);
+  auto second = cli.run(run_args(b, wanted(b), "1"));
+  INFO("second run: " << second.err);
+  CHECK(second.exit_code == 0);
+  CHECK(read_state(b) == before_b);
+  CHECK(read_state(a) == want_a);  // the first run's settings untouched by the second's restore
+  // ...and the same device is still refused while its run lives.
+  auto same = cli.run(run_args(a, want_a, "1"));
+  CHECK(same.exit_code != 0);
+  REQUIRE(::kill(pid, SIGINT) == 0);
+  CHECK(wait_exit(pid) == 1);
+  CHECK(cli.j.none());
 }

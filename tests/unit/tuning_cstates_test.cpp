@@ -303,7 +303,8 @@ TEST_CASE("RestoreGuard disables cpuidle states, journals them and restores them
   for (int cpu = 0; cpu < 2; ++cpu) {
     put(sys / ("devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state1/disable"), "0\n");
   }
-  std::string journal = (tmp.path / "run/diskprobe/restore.json").string();
+  std::string dir = (tmp.path / "run/diskprobe").string();
+  std::string journal = host_journal(dir);  // cpuidle states are the host's, not the device's
   SysRoot root(sys.string(), (tmp.path / "proc").string());
   auto disable_of = [&](int cpu) {
     return trim(
@@ -312,7 +313,7 @@ TEST_CASE("RestoreGuard disables cpuidle states, journals them and restores them
   Plan p;
   p.disable_cstates = {{0, 1, "haltpoll idle", 1}, {1, 1, "haltpoll idle", 1}};
   {
-    RestoreGuard g(root, journal);
+    RestoreGuard g(root, dir);
     auto st = g.apply("vdx", p);
     INFO((st.ok() ? std::string() : st.error()));
     REQUIRE(st.ok());
@@ -351,9 +352,9 @@ TEST_CASE("RestoreGuard never disables state0 and undoes cpuidle changes when a 
   fs::path sys = tmp.path / "sys";
   put(sys / "devices/system/cpu/cpu0/cpuidle/state0/disable", "0\n");
   put(sys / "devices/system/cpu/cpu0/cpuidle/state1/disable", "0\n");
-  std::string journal = (tmp.path / "restore.json").string();
+  std::string dir = (tmp.path / "journals").string();
   SysRoot root(sys.string(), (tmp.path / "proc").string());
-  RestoreGuard g(root, journal);
+  RestoreGuard g(root, dir);
   Plan zero;
   zero.disable_cstates = {{0, 0, "POLL", 0}};
   auto st = g.apply("vdx", zero);
@@ -369,14 +370,15 @@ TEST_CASE("RestoreGuard never disables state0 and undoes cpuidle changes when a 
         std::string::npos);
   CHECK(trim(slurp((sys / "devices/system/cpu/cpu0/cpuidle/state1/disable").string())) == "0");
   CHECK(g.applied().empty());
-  CHECK_FALSE(fs::exists(journal));
+  CHECK_FALSE(fs::exists(host_journal(dir)));
 }
 
 TEST_CASE("RestoreGuard refuses a killed run's journal even when its plan changes nothing", "[tuning]") {
   TempDir tmp;
   fs::path sys = tmp.path / "sys";
   put(sys / "block/vdx/queue/rq_affinity", "2\n");  // as the killed run left it
-  std::string journal = (tmp.path / "restore.json").string();
+  std::string dir = (tmp.path / "journals").string();
+  std::string journal = device_journal(dir, "vdx");
   put(journal, nlohmann::json({{"pid", 2147483647},
                                {"started", "2024-05-01T10:00:00Z"},
                                {"settings",
@@ -385,7 +387,7 @@ TEST_CASE("RestoreGuard refuses a killed run's journal even when its plan change
                                   {"new_value", "2"}}}}})
                    .dump());
   SysRoot root(sys.string(), (tmp.path / "proc").string());
-  RestoreGuard g(root, journal);
+  RestoreGuard g(root, dir);
   Plan p;
   p.queue = {{"rq_affinity", "2"}};
   auto st = g.apply("vdx", p);

@@ -452,12 +452,13 @@ namespace {
 struct ScratchSys {
   TempDir tmp;
   fs::path queue;
-  std::string journal;
+  std::string dir, journal;  // the journals' directory, and vdx's journal in it
   ScratchSys() {
     queue = tmp.path / "sys/block/vdx/queue";
     put(queue / "rq_affinity", "1\n");
     put(queue / "scheduler", "[mq-deadline] none kyber\n");
-    journal = (tmp.path / "run/diskprobe/restore.json").string();  // run/diskprobe made by the guard
+    dir = (tmp.path / "run/diskprobe").string();  // made by the guard
+    journal = device_journal(dir, "vdx");
   }
   SysRoot root() const { return SysRoot((tmp.path / "sys").string(), (tmp.path / "proc").string()); }
   std::string value(const std::string& attr) const { return trim(slurp((queue / attr).string())); }
@@ -478,7 +479,7 @@ TEST_CASE("RestoreGuard journals, applies and restores newest first", "[tuning]"
   ScratchSys s;
   SysRoot root = s.root();
   {
-    RestoreGuard g(root, s.journal);
+    RestoreGuard g(root, s.dir);
     auto st = g.apply("vdx", two_settings());
     INFO((st.ok() ? std::string() : st.error()));
     REQUIRE(st.ok());
@@ -490,8 +491,11 @@ TEST_CASE("RestoreGuard journals, applies and restores newest first", "[tuning]"
     CHECK(g.applied()[1].old_value == "mq-deadline");  // the bracketed choice
     REQUIRE(fs::exists(s.journal));
     auto j = nlohmann::json::parse(slurp(s.journal));
-    CHECK(j.at("pid").get<int>() == ::getpid());
-    CHECK_FALSE(j.at("started").get<std::string>().empty());
+    CHECK(j.at("device") == "vdx");
+    REQUIRE(j.at("holders").size() == 1);
+    CHECK(j["holders"][0].at("pid").get<int>() == ::getpid());
+    CHECK(j["holders"][0].at("start_time").get<unsigned long long>() == this_process().start_time);
+    CHECK_FALSE(j["holders"][0].at("started").get<std::string>().empty());
     REQUIRE(j.at("settings").size() == 2);
     CHECK(j["settings"][0]["path"] == root.sys_path("block/vdx/queue/rq_affinity"));
     CHECK(j["settings"][0]["old_value"] == "1");
@@ -506,7 +510,7 @@ TEST_CASE("RestoreGuard journals, applies and restores newest first", "[tuning]"
 TEST_CASE("RestoreGuard skips a setting that already has the value", "[tuning]") {
   ScratchSys s;
   SysRoot root = s.root();
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   Plan p;
   p.queue = {{"rq_affinity", "1"}};
   REQUIRE(g.apply("vdx", p).ok());
@@ -517,7 +521,7 @@ TEST_CASE("RestoreGuard skips a setting that already has the value", "[tuning]")
 TEST_CASE("RestoreGuard restore() twice is harmless", "[tuning]") {
   ScratchSys s;
   SysRoot root = s.root();
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   REQUIRE(g.apply("vdx", two_settings()).ok());
   REQUIRE(g.restore().ok());
   put(s.queue / "rq_affinity", "0\n");  // someone else changes it afterwards
@@ -529,7 +533,7 @@ TEST_CASE("RestoreGuard restore() twice is harmless", "[tuning]") {
 TEST_CASE("RestoreGuard fails on a missing attribute, undoes what it did, names the file", "[tuning]") {
   ScratchSys s;
   SysRoot root = s.root();
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   Plan p;
   p.queue = {{"rq_affinity", "2"}, {"nomerges", "2"}};
   auto st = g.apply("vdx", p);
@@ -543,7 +547,7 @@ TEST_CASE("RestoreGuard fails on a missing attribute, undoes what it did, names 
 TEST_CASE("RestoreGuard refuses bad names before touching anything", "[tuning]") {
   ScratchSys s;
   SysRoot root = s.root();
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   CHECK_FALSE(g.apply("../vdx", two_settings()).ok());
   Plan p;
   p.queue = {{"../../rq_affinity", "2"}};
@@ -570,7 +574,7 @@ TEST_CASE("RestoreGuard refuses another run's journal: live pid waits, dead pid 
   put(s.journal,
       "{\"pid\": " + std::to_string(live) + ", \"started\": \"2024-05-01T10:00:00Z\", \"settings\": []}\n");
   {
-    RestoreGuard g(root, s.journal);
+    RestoreGuard g(root, s.dir);
     auto st = g.apply("vdx", two_settings());
     REQUIRE_FALSE(st.ok());
     CHECK(st.error().find("another diskprobe run (pid " + std::to_string(live)) != std::string::npos);
@@ -581,7 +585,7 @@ TEST_CASE("RestoreGuard refuses another run's journal: live pid waits, dead pid 
   ::close(ready[1]);               // the child exits
   REQUIRE(::waitpid(live, nullptr, 0) == live);
 
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   auto st = g.apply("vdx", two_settings());
   REQUIRE_FALSE(st.ok());
   CHECK(st.error().find("(pid " + std::to_string(live) +
@@ -589,8 +593,9 @@ TEST_CASE("RestoreGuard refuses another run's journal: live pid waits, dead pid 
                         "restored its settings") != std::string::npos);
   CHECK(st.error().find("run `diskprobe tune --restore` first") != std::string::npos);
 
-  // A pid reused by an unrelated process (pid 1 is init, not us) counts as dead too.
-  put(s.journal, "{\"pid\": 1, \"started\": \"x\", \"settings\": []}\n");
+  // A pid reused by another process (pid 1, started at another time) counts as dead too.
+  put(s.journal, "{\"holders\": [{\"pid\": 1, \"start_time\": 999999999999, \"started\": \"x\"}], "
+                 "\"settings\": []}\n");
   auto reused = g.apply("vdx", two_settings());
   REQUIRE_FALSE(reused.ok());
   CHECK(reused.error().find("was killed before it restored its settings") != std::string::npos);
@@ -649,7 +654,7 @@ TEST_CASE("RestoreGuard holds C-states through an open fd and releases it", "[tu
   SysRoot root = s.root();
   fs::path qos = s.tmp.path / "cpu_dma_latency";
   put(qos, "");
-  RestoreGuard g(root, s.journal);
+  RestoreGuard g(root, s.dir);
   g.set_cpu_dma_latency_path(qos.string());
   Plan p;
   p.hold_cstates = true;

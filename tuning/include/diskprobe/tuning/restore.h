@@ -14,29 +14,47 @@
 
 namespace diskprobe::tuning {
 
-// On tmpfs on purpose: a reboot resets every sysfs setting, and the journal goes with it.
-inline constexpr const char* kDefaultJournal = "/run/diskprobe/restore.json";
+// On tmpfs on purpose: a reboot resets every sysfs setting, and the journals go with it.
+inline constexpr const char* kDefaultJournalDir = "/run/diskprobe";
 inline constexpr const char* kCpuDmaLatency = "/dev/cpu_dma_latency";
 
-// Journal (JSON): {"pid": 1234, "started": "2024-05-01T10:00:00Z",
-//                  "settings": [{"path": "/sys/block/vdc/queue/rq_affinity",
-//                                "old_value": "1", "new_value": "2"}, ...]}  oldest first.
-// Only sysfs settings go in it: /dev/cpu_dma_latency is released by the kernel when the
-// process dies, however it dies.
+// The journals, all in one directory:
+//   DIR/<disk>.json  one device's queue settings, written by the one run that tunes that
+//                    device (created with link(2): a second run on the same device is refused);
+//   DIR/host.json    settings every run shares (cpuidle states), with every run that holds
+//                    them; the last holder to leave puts them back (see README "Tuning").
+// Both: {"device": "loop3", "diskseq": "12", "holders": [{"pid": 1234, "start_time": 5678,
+//        "started": "2024-05-01T10:00:00Z"}], "settings": [{"path": "/sys/block/loop3/queue/
+//        rq_affinity", "old_value": "1", "new_value": "2"}, ...]}  oldest first.
+// /dev/cpu_dma_latency is not journalled: the kernel releases it when the process dies.
+std::string device_journal(const std::string& dir, const std::string& disk);
+std::string host_journal(const std::string& dir);
+
+// A run, as a journal names it: a pid is reused after a kill, its start time (clock ticks
+// after boot, field 22 of /proc/PID/stat) with it is not.
+struct Owner {
+  int pid = 0;
+  unsigned long long start_time = 0;  // 0: not recorded (an older journal)
+  std::string started;                // ISO 8601 UTC, for people
+};
+Owner this_process();
+bool alive(const Owner& o);
+
 class RestoreGuard {
  public:
-  RestoreGuard(const SysRoot& root, std::string journal_path = kDefaultJournal);
+  RestoreGuard(const SysRoot& root, std::string journal_dir = kDefaultJournalDir);
   RestoreGuard(const RestoreGuard&) = delete;
   RestoreGuard& operator=(const RestoreGuard&) = delete;
   ~RestoreGuard();  // restore(); errors are logged
 
   // Applies the plan's queue settings to `disk`, disables its cpuidle states and holds
   // C-states if asked. On the first failure, restores what was already changed and returns
-  // the error. Refuses when another run's journal exists (live pid: it is running; dead
-  // pid: `diskprobe tune --restore`).
+  // the error. Refuses when this device's journal exists (live owner: it is running; dead:
+  // `diskprobe tune --restore`), or when a killed run left shared host settings behind.
   Status apply(const std::string& disk, const Plan& plan);
-  // Puts back every setting, newest first, and removes the journal. Safe to call twice.
-  // Settings that could not be put back stay in the journal for `tune --restore`.
+  // Puts back every setting, newest first, and removes the journal. Shared host settings are
+  // put back only by the last run holding them. Safe to call twice. Settings that could not
+  // be put back stay in the journal for `tune --restore`.
   Status restore();
 
   // What this guard changed and has not restored yet; `what` is the absolute path
@@ -48,22 +66,39 @@ class RestoreGuard {
 
  private:
   Status set(const std::string& rel, const std::string& value);
+  Status disable_cstates(const Plan& plan);
   Status hold_cstates();
-  Status write_journal() const;
-  Status claim_journal() const;  // first write: exclusive create, refuses another run's journal
+  Status write_journal() const;  // first write: exclusive create, refuses another run's journal
+  void restore_device(std::string& errors);
+  void leave_host(std::string& errors);
 
   const SysRoot& root_;
-  std::string journal_;
+  std::string dir_;
+  std::string journal_;  // dir_/<disk>.json once apply() knows the disk
+  std::string disk_, diskseq_;
   std::vector<AppliedSetting> applied_;
   Fd cpu_dma_latency_;
   std::string cpu_dma_latency_path_ = kCpuDmaLatency;
-  std::string started_;        // ISO 8601 UTC, for the journal
-  bool owns_journal_ = false;  // this guard created the journal file
+  Owner self_;
+  bool owns_journal_ = false;  // this guard created the device journal
+  bool holds_host_ = false;    // this guard is one of host.json's holders
 };
 
-// Restores what a killed run left in the journal, newest first, and removes it. Returns
-// what it restored; no journal -> empty. Refuses while the run that wrote it is alive.
-Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root,
-                                                         const std::string& journal_path = kDefaultJournal);
+// Restores what a killed run left in one journal, newest first, and removes it. Returns what
+// it restored; no journal -> empty. Refuses while a run holding it is alive. Settings of a
+// device that is gone (removed, or replaced: another diskseq) have nothing to put back: they
+// go to `gone`, not into the error.
+Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root, const std::string& journal_path,
+                                                         std::vector<AppliedSetting>* gone = nullptr);
+
+// `tune --restore`: every journal in `dir`, the devices' first, then host.json.
+struct RestoreReport {
+  std::vector<AppliedSetting> restored;
+  std::vector<AppliedSetting> gone;  // their device no longer exists: nothing left changed
+  std::vector<std::string> left;     // journals of runs still alive: they restore themselves
+  std::vector<std::string> failed;   // could not be put back; their journal keeps them
+  bool any_journal = false;
+};
+RestoreReport restore_all(const SysRoot& root, const std::string& dir = kDefaultJournalDir);
 
 }  // namespace diskprobe::tuning

@@ -1,0 +1,224 @@
+// The tuning journals (issue 13): one per device, liveness by pid and start time, shared
+// host settings restored by the last run holding them, gone devices not blocking restore.
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "diskprobe/tuning/restore.h"
+#include "tuning_fixtures.h"
+
+using namespace tuning_fixtures;
+
+namespace {
+
+// Two devices and two cpuidle states in a scratch tree.
+struct Host {
+  TempDir tmp;
+  fs::path sys;
+  std::string dir;
+  explicit Host(const fs::path& sys_at = {}) {
+    sys = sys_at.empty() ? tmp.path / "sys" : sys_at;
+    for (const char* d : {"vdx", "vdy"}) put(sys / "block" / d / "queue/rq_affinity", "1\n");
+    for (int cpu = 0; cpu < 2; ++cpu) put(sys / cpuidle(cpu), "0\n");
+    dir = (tmp.path / "run/diskprobe").string();
+  }
+  static std::string cpuidle(int cpu) {
+    return "devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state1/disable";
+  }
+  SysRoot root() const { return SysRoot(sys.string(), (tmp.path / "proc").string()); }
+  std::string value(const std::string& rel) const { return trim(slurp((sys / rel).string())); }
+};
+
+Plan rq(const std::string& v) {
+  Plan p;
+  p.queue = {{"rq_affinity", v}};
+  return p;
+}
+
+Plan cstates_off() {
+  Plan p;
+  p.disable_cstates = {{0, 1, "C1", 2}, {1, 1, "C1", 2}};
+  return p;
+}
+
+// A forked "other run" (another pid and start time): applies `plan` to `disk`, tells the
+// parent whether that worked, and on go() restores and exits, as a run does at its end.
+struct OtherRun {
+  pid_t pid = -1;
+  int ready = -1, go_fd = -1;
+  OtherRun(const SysRoot& root, const std::string& dir, const std::string& disk, const Plan& plan,
+           const char* comm = nullptr) {
+    int r[2], g[2];
+    REQUIRE(::pipe(r) == 0);
+    REQUIRE(::pipe(g) == 0);
+    pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::close(r[0]);
+      ::close(g[1]);
+      if (comm) ::prctl(PR_SET_NAME, comm);
+      {
+        RestoreGuard guard(root, dir);
+        char c = guard.apply(disk, plan) ? 'y' : 'n';
+        if (::write(r[1], &c, 1) != 1) ::_exit(1);
+        while (::read(g[0], &c, 1) < 0) {
+        }
+        if (!guard.restore()) ::_exit(2);
+      }
+      ::_exit(0);
+    }
+    ::close(r[1]);
+    ::close(g[0]);
+    ready = r[0];
+    go_fd = g[1];
+  }
+  bool started() const {
+    char c = 0;
+    return ::read(ready, &c, 1) == 1 && c == 'y';
+  }
+  int go() {
+    ::close(go_fd);
+    go_fd = -1;
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  ~OtherRun() {
+    if (pid > 0) go();
+    ::close(ready);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("runs on two devices do not refuse each other; two on one device still do", "[tuning][journal]") {
+  Host h;
+  SysRoot root = h.root();
+  OtherRun a(root, h.dir, "vdx", rq("2"));
+  REQUIRE(a.started());
+  CHECK(h.value("block/vdx/queue/rq_affinity") == "2");
+  CHECK(fs::exists(device_journal(h.dir, "vdx")));
+  {
+    RestoreGuard other_device(root, h.dir);
+    auto st = other_device.apply("vdy", rq("2"));
+    INFO((st.ok() ? std::string() : st.error()));
+    CHECK(st.ok());
+    CHECK(h.value("block/vdy/queue/rq_affinity") == "2");
+    RestoreGuard same_device(root, h.dir);
+    auto refused = same_device.apply("vdx", rq("0"));
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().find("another diskprobe run (pid " + std::to_string(a.pid)) != std::string::npos);
+    CHECK(h.value("block/vdx/queue/rq_affinity") == "2");
+  }
+  CHECK(h.value("block/vdy/queue/rq_affinity") == "1");
+  CHECK_FALSE(fs::exists(device_journal(h.dir, "vdy")));
+}
+
+TEST_CASE("a live run under another name keeps its journal: liveness is pid and start time, not comm",
+          "[tuning][journal]") {
+  Host h;
+  SysRoot root = h.root();
+  OtherRun a(root, h.dir, "vdx", rq("2"), "renamed-probe");  // a copy installed under another name
+  REQUIRE(a.started());
+  auto early = restore_from_journal(root, device_journal(h.dir, "vdx"));
+  REQUIRE_FALSE(early.ok());
+  CHECK(early.error().find("is still running") != std::string::npos);
+  auto all = restore_all(root, h.dir);
+  CHECK(all.restored.empty());
+  CHECK(all.failed.empty());
+  CHECK(all.left.size() == 1);
+  CHECK(h.value("block/vdx/queue/rq_affinity") == "2");
+  CHECK(fs::exists(device_journal(h.dir, "vdx")));
+  CHECK(a.go() == 0);
+  CHECK(h.value("block/vdx/queue/rq_affinity") == "1");  // its own restore, at its end
+  CHECK_FALSE(fs::exists(device_journal(h.dir, "vdx")));
+}
+
+TEST_CASE("shared cpuidle settings stay off until the last run holding them ends", "[tuning][journal]") {
+  Host h;
+  SysRoot root = h.root();
+  OtherRun a(root, h.dir, "vdx", cstates_off());
+  REQUIRE(a.started());
+  CHECK(h.value(Host::cpuidle(0)) == "1");
+  {
+    RestoreGuard b(root, h.dir);
+    auto st = b.apply("vdy", cstates_off());
+    INFO((st.ok() ? std::string() : st.error()));
+    REQUIRE(st.ok());
+    CHECK(b.applied().empty());               // already off, held by the first run
+    CHECK(a.go() == 0);                       // the first run ends first...
+    CHECK(h.value(Host::cpuidle(0)) == "1");  // ...and leaves them to this one
+    CHECK(h.value(Host::cpuidle(1)) == "1");
+    auto j = nlohmann::json::parse(slurp(host_journal(h.dir)));
+    CHECK(j.at("holders").size() == 1);
+    CHECK(j.at("settings").size() == 2);
+  }
+  CHECK(h.value(Host::cpuidle(0)) == "0");  // the last one out put them back
+  CHECK(h.value(Host::cpuidle(1)) == "0");
+  CHECK_FALSE(fs::exists(host_journal(h.dir)));
+}
+
+TEST_CASE("tune --restore after a killed run whose device is gone: the rest restored, the journal removed",
+          "[tuning][journal]") {
+  Host h;
+  SysRoot root = h.root();
+  put(h.sys / "block/vdx/queue/rq_affinity", "2\n");
+  put(h.sys / Host::cpuidle(0), "1\n");
+  auto dead = nlohmann::json::array({{{"pid", 2147483647}, {"start_time", 1}, {"started", "x"}}});
+  auto setting = [&](const std::string& rel, const char* old_value, const char* new_value) {
+    return nlohmann::json{{"path", root.sys_path(rel)}, {"old_value", old_value}, {"new_value", new_value}};
+  };
+  put(device_journal(h.dir, "vdz"),  // vdz: a loop device removed after the kill
+      nlohmann::json({{"device", "vdz"},
+                      {"holders", dead},
+                      {"settings", {setting("block/vdz/queue/rq_affinity", "1", "2")}}})
+          .dump());
+  put(device_journal(h.dir, "vdx"),  // vdx: the name is back, but another device (diskseq)
+      nlohmann::json({{"device", "vdx"},
+                      {"diskseq", "7"},
+                      {"holders", dead},
+                      {"settings", {setting("block/vdx/queue/rq_affinity", "1", "2")}}})
+          .dump());
+  put(h.sys / "block/vdx/diskseq", "8\n");
+  put(host_journal(h.dir),
+      nlohmann::json({{"holders", dead}, {"settings", {setting(Host::cpuidle(0), "0", "1")}}}).dump());
+
+  auto r = restore_all(root, h.dir);
+  INFO((r.failed.empty() ? std::string() : r.failed.front()));
+  CHECK(r.failed.empty());
+  REQUIRE(r.restored.size() == 1);
+  CHECK(r.restored[0].what == root.sys_path(Host::cpuidle(0)));
+  CHECK(h.value(Host::cpuidle(0)) == "0");
+  CHECK(r.gone.size() == 2);
+  CHECK(h.value("block/vdx/queue/rq_affinity") == "2");  // not ours to write: another device now
+  CHECK_FALSE(fs::exists(device_journal(h.dir, "vdz")));
+  CHECK_FALSE(fs::exists(device_journal(h.dir, "vdx")));
+  CHECK_FALSE(fs::exists(host_journal(h.dir)));
+  // Nothing blocks the next run.
+  RestoreGuard next(root, h.dir);
+  CHECK(next.apply("vdy", rq("2")).ok());
+}
+
+TEST_CASE("a --sysfs root under /dev is journalled like any other", "[tuning][journal]") {
+  char t[] = "/dev/shm/diskprobe-journal-XXXXXX";
+  if (::mkdtemp(t) == nullptr) {
+    WARN("no writable /dev/shm: not tested");
+    return;
+  }
+  fs::path shm = t;
+  {
+    Host h(shm / "sys");
+    SysRoot root = h.root();
+    RestoreGuard g(root, h.dir);
+    REQUIRE(g.apply("vdx", rq("2")).ok());
+    auto j = nlohmann::json::parse(slurp(device_journal(h.dir, "vdx")));
+    REQUIRE(j.at("settings").size() == 1);
+    CHECK(j["settings"][0]["path"] == (shm / "sys/block/vdx/queue/rq_affinity").string());
+  }
+  std::error_code ec;
+  fs::remove_all(shm, ec);
+}
