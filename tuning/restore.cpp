@@ -142,7 +142,7 @@ Result<Journal> read_journal(const std::string& path) {
   auto text = read_file(path);
   if (!text) return make_error(text.error());
   Journal j;
-  auto parsed = parse_json(*text, path);  // depth and number limits: a journal is input too
+  auto parsed = parse_json(*text, "journal " + path);  // depth and number limits: a journal is input too
   if (!parsed) return make_error(parsed.error());
   std::string field = "(document)";
   try {

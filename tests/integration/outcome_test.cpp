@@ -90,8 +90,10 @@ struct Bench {
   // regression that never ends (--runtime 1e30) fails instead of hanging the suite.
   testing::CommandResult run(const std::vector<std::string>& args, Stdout out = Stdout::File,
                              bool pending_hup = false) const {
+    return collect(spawn(args, out, pending_hup), out);
+  }
+  testing::CommandResult collect(pid_t pid, Stdout out = Stdout::File) const {
     testing::CommandResult r;
-    pid_t pid = spawn(args, out, pending_hup);
     for (int i = 0; i < 6000; ++i) {
       siginfo_t info{};  // WNOWAIT: wait_exit() still reaps it
       if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -228,8 +230,13 @@ TEST_CASE("a report that cannot be written is an error: full disk, /dev/full, br
       WARN("cannot mount a tmpfs here: not tested");
       return;
     }
+    // A filesystem full before the run is refused up front (exit 2, run_inputs_test); this one
+    // fills once the output is open, so the report meets ENOSPC when it is written.
+    fs::path xml = full / "r.xml";
+    pid_t pid = b.spawn(quick_run(loop, {"--output-format", "junit", "--output", xml.string()}));
+    for (int i = 0; i < 3000 && !fs::exists(xml); ++i) ::usleep(1000);
     testing::sh("dd if=/dev/zero of=" + (full / "filler").string() + " bs=4k 2>/dev/null");
-    auto r = b.run(quick_run(loop, {"--output-format", "junit", "--output", (full / "r.xml").string()}));
+    auto r = b.collect(pid);
     ::umount2(full.c_str(), MNT_DETACH);
     INFO("stderr: " << r.err);
     CHECK(r.exit_code == 1);
