@@ -59,7 +59,8 @@ case "$work/" in /tmp/*) skip "DISKPROBE_VM_WORK $work is under /tmp, which the 
 rm -rf "$work"
 mkdir -p "$work/out" "$work/initramfs/bin" "$work/initramfs/modules"
 # Sparse files: the sizes are the seed's shape, not its bytes.
-for d in vda:2G vdb:1G vdc:2G nvme:2G sda:1G; do
+# vdd and vde: spare disks the holder and I/O error tests stack dm, md and LVM on.
+for d in vda:2G vdb:1G vdc:2G vdd:256M vde:256M nvme:2G sda:1G; do
   truncate -s "${d#*:}" "$work/${d%%:*}.img"
 done
 
@@ -107,6 +108,8 @@ args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 -nographic -no-reboo
       $(blk vda) -device virtio-blk-pci,drive=vda,serial=dp-vda
       $(blk vdb) -device virtio-blk-pci,drive=vdb,serial=dp-vdb
       $(blk vdc) -device virtio-blk-pci,drive=vdc,serial=dp-vdc,num-queues=$ncpu
+      $(blk vdd) -device virtio-blk-pci,drive=vdd,serial=dp-vdd
+      $(blk vde) -device virtio-blk-pci,drive=vde,serial=dp-vde
       $(blk nvme) -device nvme,drive=nvme,serial=dpnvme0,max_ioqpairs=$((ncpu + 1))
       -device virtio-scsi-pci,id=scsi0
       $(blk sda) -device scsi-hd,drive=sda,bus=scsi0.0,serial=dp-sda)

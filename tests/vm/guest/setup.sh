@@ -9,7 +9,7 @@ for m in virtio_blk nvme virtio_scsi sd_mod ext4; do modprobe "$m"; done
 # blk-mq null_blk, one submit queue per CPU, completed in softirq; not memory-backed, so it
 # reads zeroes whatever was written (the safety issue's blank-device case).
 modprobe null_blk queue_mode=2 submit_queues=4 irqmode=1 gb=1 nr_devices=1
-for d in vda vda3 vdb vdb1 vdc nvme0n1 sda nullb0; do wait_for "/dev/$d"; done
+for d in vda vda3 vdb vdb1 vdc vdd vde nvme0n1 sda nullb0; do wait_for "/dev/$d"; done
 mkdir -p /run/vda3 && mount /dev/vda3 /run/vda3
-fdisk -lu /dev/vda /dev/vdb /dev/vdc /dev/nvme0n1 /dev/sda /dev/nullb0
+fdisk -lu /dev/vda /dev/vdb /dev/vdc /dev/vdd /dev/vde /dev/nvme0n1 /dev/sda /dev/nullb0
 cat /proc/interrupts

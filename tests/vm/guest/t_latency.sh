@@ -1,0 +1,30 @@
+#!/bin/bash
+# Seed 000 on its own layout: essd-plx-latency refuses the system disk vda and the data disk
+# vdb, runs on the blank vdc pinned to the CPU that takes vdc's completion interrupt, and puts
+# every setting back.
+. "$(dirname "$0")/lib.sh"
+run_dp 3 run --profile essd-plx-latency vda --runtime 2
+expect_grep "$T/err" 'mounted|partition-table' "vda refused (mounted, partition table)"
+run_dp 3 run --profile essd-plx-latency vdb --runtime 2
+expect_grep "$T/err" 'partition-table' "vdb refused (partition table)"
+
+v=$(virtio_of vdc)
+settings vdc > "$T/settings.before"
+irq_snapshot "^$v-req[.][0-9]+\$" > "$T/irq.before"
+run_dp 0 run --profile essd-plx-latency vdc --runtime 4 --output-format json
+irq_snapshot "^$v-req[.][0-9]+\$" > "$T/irq.after"
+cp "$T/out" "$T/run.json"
+cpu=$(json "$T/run.json" 'd["jobs"][0]["cpu"]')
+ios=$(json "$T/run.json" 'd["write"]["ios"]')
+irq_delta "$T/irq.before" "$T/irq.after" | tee "$T/delta"
+python3 - "$T/delta" "$cpu" "$ios" <<'PY' || fail "the job's CPU did not take 90% of vdc's completion interrupts"
+import sys
+per_cpu = [int(x) for x in open(sys.argv[1]).read().split("cpu")[1].split()]
+cpu, ios = int(sys.argv[2]), int(sys.argv[3])
+total = sum(per_cpu)
+print(f"-- job on CPU {cpu}; {ios} writes; vdc completion interrupts per CPU {per_cpu}")
+assert cpu >= 0 and ios > 0 and total > 0
+print(f"-- CPU {cpu} took {per_cpu[cpu] / total:.1%} of them")
+sys.exit(0 if per_cpu[cpu] >= 0.9 * total else 1)
+PY
+check_restored "$T/settings.before" vdc
