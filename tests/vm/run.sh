@@ -2,7 +2,8 @@
 # The QEMU test bed: boots Debian's kernel under TCG with virtio-blk, NVMe, virtio-scsi and
 # null_blk, the host's root as the guest's userland (9p, read-only), lays the disks out as
 # the ESSD guide's `fdisk -lu` listing (seed 000) and runs guest tests in one boot.
-#   tests/vm/run.sh BUILD_DIR [TEST...]     TEST = a name under tests/vm/guest/ (default: all)
+#   tests/vm/run.sh BUILD_DIR [TEST...]     TEST: guest/t_TEST.sh (default: every t_*.sh), or
+#                                           guest/TEST.sh (bench: tests/perf/bench.py --vm)
 # Exit: 0 every test passed, 1 one failed (its output is printed), 77 no QEMU or kernel here.
 # DISKPROBE_VM_CACHE (default /var/cache/diskprobe-vm) keeps the kernel between runs;
 # DISKPROBE_VM_WORK (default BUILD_DIR/vm) the disk images, console log and results.
@@ -19,8 +20,12 @@ tests=("$@")
 if [ ${#tests[@]} -eq 0 ]; then
   for f in "$here"/guest/t_*.sh; do n=${f##*/t_}; tests+=("${n%.sh}"); done
 fi
+scripts=()
 for t in "${tests[@]}"; do
-  [ -f "$here/guest/t_$t.sh" ] || { echo "vm: no guest test '$t' (tests/vm/guest/t_$t.sh)" >&2; exit 2; }
+  if [ -f "$here/guest/t_$t.sh" ]; then scripts+=("t_$t")
+  elif [ -f "$here/guest/$t.sh" ]; then scripts+=("$t")
+  else echo "vm: no guest test '$t' (tests/vm/guest/t_$t.sh)" >&2; exit 2
+  fi
 done
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (the guest runs the host's tools as root over 9p)"
@@ -98,7 +103,9 @@ chmod +x "$work/initramfs/init"
 # --- the guest --------------------------------------------------------------------------------
 ncpu=4
 cmdline="console=ttyS0 quiet loglevel=4 panic=-1 clocksource=tsc tsc=reliable nvme.poll_queues=1"
-cmdline+=" dp.modroot=$cache/root dp.src=$src dp.build=$build dp.tests=$(IFS=,; echo "${tests[*]}")"
+cmdline+=" dp.modroot=$cache/root dp.src=$src dp.build=$build dp.tests=$(IFS=,; echo "${scripts[*]}")"
+# DISKPROBE_VM_ARGS: comma-separated arguments for a guest script (bench.sh passes them on).
+cmdline+=" dp.args=${DISKPROBE_VM_ARGS:-}"
 blk() { echo "-drive file=$work/$1.img,if=none,id=$1,format=raw,cache=unsafe,aio=threads"; }
 args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline"

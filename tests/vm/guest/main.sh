@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs in the guest, chrooted into the host's root: lays the disks out once (setup.sh),
-# then each test named in DP_TESTS; NAME.log, NAME.rc and NAME.time go to DP_OUT.
+# then each script named in DP_TESTS (t_NAME for a test); NAME.log, NAME.rc and NAME.time go to DP_OUT.
 here=$(cd "$(dirname "$0")" && pwd)
 # The host's /lib/modules is not this kernel's (and the root is read-only): modprobe looks
 # in the cache the kernel came from.
@@ -17,4 +17,4 @@ run() {  # name script
 }
 run setup "$here/setup.sh"
 [ "$(cat "$DP_OUT/setup.rc")" = 0 ] || exit 1
-for t in ${DP_TESTS//,/ }; do run "$t" "$here/t_$t.sh"; done
+for s in ${DP_TESTS//,/ }; do run "${s#t_}" "$here/$s.sh"; done
