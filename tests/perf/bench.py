@@ -219,8 +219,10 @@ def in_vm(args):
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.diskprobe)))
     argv = ["--device", "nullblk", "--rounds", str(args.rounds), "--runtime", str(args.runtime), "--no-rss"]
     argv += [f"--only={w}" for w in (args.only or ["randread-qd1", "randread-qd32"])]
+    runs = args.rounds * len(TOOLS) * len(args.only or ["randread-qd1", "randread-qd32"])
+    # A tool starts slowly on an emulated CPU: about 10 s beside each run's runtime here.
     env = dict(os.environ, DISKPROBE_VM_ARGS=",".join(argv),
-               DISKPROBE_VM_TIMEOUT=str(120 + args.rounds * args.runtime * 3 * 2 * 3))
+               DISKPROBE_VM_TIMEOUT=str(180 + runs * (args.runtime + 15)))
     p = subprocess.run([os.path.join(REPO, "tests", "vm", "run.sh"), build, "bench"], env=env)
     log = os.path.join(os.environ.get("DISKPROBE_VM_WORK", os.path.join(build, "vm")), "out", "bench.log")
     if os.path.exists(log):

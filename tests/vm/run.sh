@@ -61,7 +61,11 @@ kernel=$cache/root/boot/vmlinuz-$kver
 # --- work folder: disks, initramfs, results ---------------------------------------------------
 work=${DISKPROBE_VM_WORK:-$build/vm}
 case "$work/" in /tmp/*) skip "DISKPROBE_VM_WORK $work is under /tmp, which the guest hides" ;; esac
-rm -rf "$work"
+mkdir -p "$work"
+# One guest at a time per work folder: a second run waits rather than pull its disks away.
+exec 9> "$work/lock"
+flock 9
+rm -rf "$work/out" "$work/initramfs" "$work"/*.img
 mkdir -p "$work/out" "$work/initramfs/bin" "$work/initramfs/modules"
 # Sparse files: the sizes are the seed's shape, not its bytes.
 # vdd and vde: spare disks the holder and I/O error tests stack dm, md and LVM on.

@@ -77,3 +77,13 @@ for irq in sorted(a):
 print("cpu", *cpus)
 PY
 }
+irq_total() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= NF; i++) t += $i; print t}' "$1"; }
+# expect_cpu_took CPU DELTA-FILE DISK: CPU took at least 90% of the interrupts in DELTA-FILE.
+expect_cpu_took() {
+  local took total
+  took=$(awk -v c=$(($1 + 2)) '$1 == "cpu" {print $c}' "$2")
+  total=$(irq_total "$2")
+  note "CPU $1 took $took of $3's $total completion interrupts"
+  [ "$total" -gt 0 ] && [ $((took * 10)) -ge $((total * 9)) ] ||
+    fail "the job's CPU $1 took under 90% of $3's completion interrupts"
+}

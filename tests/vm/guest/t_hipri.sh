@@ -14,7 +14,8 @@ irq_snapshot '^nvme0q[1-9][0-9]*$' > "$T/irq.before"
 run_dp 0 run --profile essd-plx-latency nvme0n1 --hipri 1 --rw randread --runtime 2 --output-format json
 irq_snapshot '^nvme0q[1-9][0-9]*$' > "$T/irq.after"
 ios=$(json "$T/out" 'd["read"]["ios"]')
-irqs=$(irq_delta "$T/irq.before" "$T/irq.after" | awk '$1 == "cpu" {s = 0; for (i = 2; i <= NF; i++) s += $i; print s}')
+irq_delta "$T/irq.before" "$T/irq.after" > "$T/delta"
+irqs=$(irq_total "$T/delta")
 note "$ios polled reads; I/O queue interrupts meanwhile: $irqs"
 [ "$ios" -gt 0 ] || fail "no reads"
 # The preflight's reads are not polled and take their interrupts; the run's reads none.

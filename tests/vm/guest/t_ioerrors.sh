@@ -13,7 +13,8 @@ dmsetup create dp-error --table "0 $zs linear /dev/vdd 0
 $zs $zl error
 $((zs + zl)) $((sectors - zs - zl)) linear /dev/vdd $((zs + zl))"
 cleanup dmsetup remove dp-error
-dm=$(basename "$(readlink -f /sys/block/dm-*/dm/name | xargs grep -l '^dp-error$' | xargs dirname | xargs dirname)")
+dm_of() { basename "$(dirname "$(dirname "$(grep -l "^$1\$" /sys/block/dm-*/dm/name)")")"; }
+dm=$(dm_of dp-error)
 note "dp-error is /dev/$dm"
 settings "$dm" > "$T/settings.before"
 
@@ -37,11 +38,14 @@ dmsetup remove dp-error
 # Up 3 s, then down 3 s (every I/O fails): reads only, so the preflight's reads come first.
 dmsetup create dp-flakey --table "0 $sectors flakey /dev/vdd 0 3 3"
 cleanup dmsetup remove dp-flakey
-dm=$(basename "$(dirname "$(dirname "$(grep -l '^dp-flakey$' /sys/block/dm-*/dm/name)")")")
+dm=$(dm_of dp-flakey)
 settings "$dm" > "$T/settings.before"
 run_dp 4 run --profile essd-plx-latency "/dev/$dm" --rw randread --runtime 6 --continue_on_error all --output-format json
 eio=$(json "$T/out" 'd["errors"]["eio"]["count"]')
+off=$(json "$T/out" 'd["errors"]["eio"]["first_offset_bytes"]')
 reads=$(json "$T/out" 'd["read"]["ios"]')
-note "flakey: $reads reads, EIO $eio, first at byte $(json "$T/out" 'd["errors"]["eio"]["first_offset_bytes"]')"
+note "flakey: $reads reads, EIO $eio, first at byte $off"
 [ "$eio" -gt 0 ] && [ "$reads" -gt 0 ] || fail "expected both reads and EIO from the flakey device"
+[ "$off" -ge 0 ] && [ "$off" -lt $((sectors * 512)) ] && [ $((off % 4096)) = 0 ] ||
+  fail "first EIO offset $off is not a 4k block of the device"
 check_restored "$T/settings.before" "$dm"
