@@ -35,12 +35,24 @@ expect_eq "errors==0 not met" "$(json "$T/error.json" 'd["expectations_met"]')" 
 check_restored "$T/settings.before" "$dm"
 dmsetup remove dp-error
 
-# Up 3 s, then down 3 s (every I/O fails): reads only, so the preflight's reads come first.
-dmsetup create dp-flakey --table "0 $sectors flakey /dev/vdd 0 3 3"
+# dm-flakey (up 1 s, then down 1 s: every I/O fails) loaded under a running read job, so
+# the preflight's reads see a healthy disk however long they take on this emulated CPU.
+dmsetup create dp-flakey --table "0 $sectors linear /dev/vdd 0"
 cleanup dmsetup remove dp-flakey
 dm=$(dm_of dp-flakey)
 settings "$dm" > "$T/settings.before"
-run_dp 4 run --profile essd-plx-latency "/dev/$dm" --rw randread --runtime 6 --continue_on_error all --output-format json
+"$dp" run --profile essd-plx-latency "/dev/$dm" --rw randread --runtime 6 --continue_on_error all \
+  --output-format json > "$T/out" 2> "$T/err" &
+job=$!
+for i in $(seq 300); do  # the job's own reads: more than libblkid's few
+  [ "$(awk '{print $1}' "/sys/block/$dm/stat")" -gt 200 ] && break
+  kill -0 $job 2>/dev/null || break
+  sleep 0.1
+done
+dmsetup load dp-flakey --table "0 $sectors flakey /dev/vdd 0 1 1"
+dmsetup suspend dp-flakey && dmsetup resume dp-flakey
+rc=0; wait $job || rc=$?
+[ "$rc" = 4 ] || { cat "$T/err"; fail "flakey run exited $rc, expected 4"; }
 eio=$(json "$T/out" 'd["errors"]["eio"]["count"]')
 off=$(json "$T/out" 'd["errors"]["eio"]["first_offset_bytes"]')
 reads=$(json "$T/out" 'd["read"]["ios"]')
