@@ -43,19 +43,24 @@ case "$src/" in /tmp/*) skip "source tree $src is under /tmp, which the guest hi
 cache=${DISKPROBE_VM_CACHE:-/var/cache/diskprobe-vm}
 case "$cache/" in /tmp/*) skip "DISKPROBE_VM_CACHE $cache is under /tmp, which the guest hides" ;; esac
 mkdir -p "$cache"
+exec 8> "$cache/lock"
+flock 8  # one fetch at a time
 kver=$(ls "$cache/root/lib/modules" 2>/dev/null | head -n1 || true)
 if [ -z "$kver" ] || [ ! -f "$cache/root/boot/vmlinuz-$kver" ]; then
   command -v apt-get >/dev/null || skip "no kernel in $cache and no apt-get to fetch one"
   pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
   [ -n "$pkg" ] || skip "apt-cache knows no linux-image-amd64 dependency (run apt-get update)"
   echo "vm: fetching $pkg into $cache" >&2
-  rm -rf "$cache/root" "$cache"/*.deb
+  rm -rf "$cache/root" "$cache/root.new" "$cache"/*.deb
   (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) || skip "apt-get download $pkg failed (no network?)"
-  dpkg -x "$cache"/"$pkg"_*.deb "$cache/root"
   kver=${pkg#linux-image-}
-  depmod -b "$cache/root" "$kver"
+  # Unpacked beside and moved in whole: an interrupted fetch leaves no half a kernel behind.
+  dpkg -x "$cache"/"$pkg"_*.deb "$cache/root.new"
+  depmod -b "$cache/root.new" "$kver"
+  mv "$cache/root.new" "$cache/root"
   rm -f "$cache"/*.deb
 fi
+exec 8>&-
 kernel=$cache/root/boot/vmlinuz-$kver
 
 # --- work folder: disks, initramfs, results ---------------------------------------------------
