@@ -6,9 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 modprobe dm_mod; modprobe dm_flakey
 sectors=$(blockdev --getsz /dev/vdd)
-# 1 MiB of errors at 64 MiB: clear of the first and last 4 MiB that libblkid reads and the
-# zeroing after a write run writes.
-zs=$((64 * 2048)); zl=2048
+# 1 MiB of errors at 100 MiB: clear of what the preflight reads (the first and last 4 MiB;
+# superblock copies at 64 MiB and at ext/xfs group starts) and of the zeroing after a write.
+zs=$((100 * 2048)); zl=2048
 dmsetup create dp-error --table "0 $zs linear /dev/vdd 0
 $zs $zl error
 $((zs + zl)) $((sectors - zs - zl)) linear /dev/vdd $((zs + zl))"
