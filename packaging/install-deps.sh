@@ -8,6 +8,9 @@ build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog
 # The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
            python3 python3-yaml kmod time groff-base dpkg-dev rpm cpio chromium ansible)
+# The QEMU test bed (tests/vm/): the guest boots Debian's kernel (fetched by apt-get download
+# at test time) with a busybox initramfs and stacks dm, md and LVM on its disks.
+test_pkgs+=(qemu-system-x86 busybox-static mdadm dmsetup)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")

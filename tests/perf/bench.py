@@ -8,6 +8,7 @@ Run as root after packaging/install-deps.sh --test and a build:
 
     sudo tests/perf/bench.py                       # zram, 5 rounds of 5 s
     sudo tests/perf/bench.py --device loop --rounds 3 --runtime 3
+    sudo tests/perf/bench.py --vm                  # null_blk, inside the QEMU test bed
 
 Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/SIGHUP):
   zram  a new device from /sys/class/zram-control/hot_add (removed with hot_remove), filled
@@ -18,6 +19,11 @@ Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/
   loop  a loop device with --direct-io=on over a file in /dev/shm. blk-mq with a kworker
         per request: the device's own cost moves to the kernel's workqueue threads, which
         neither tool is charged for; a useful check that a ratio is not a zram artefact.
+  nullblk  a null_blk device made through configfs (blk-mq, queue_mode=2, irqmode=0: each
+        I/O completes in the submitter's context, no data copied): the kernel's path is as
+        cheap as it gets, so the tool's own cost shows. This host's kernel may have no
+        null_blk: --vm runs the same script in the test bed (tests/vm/run.sh), a 4-vCPU
+        QEMU TCG guest. Its CPUs are emulated: compare ratios there, never absolute figures.
 
 Per workload and round the three runs alternate (rotating which goes first), so a noisy
 neighbour on this 2-core machine hits all three alike; compare ratios, not absolutes.
@@ -175,6 +181,55 @@ def make_loop(size):
     return dev
 
 
+def make_nullblk(size):
+    """A null_blk of its own through configfs, removed by powering it off and rmdir."""
+    cfg = "/sys/kernel/config/nullb"
+    if not os.path.isdir(cfg):
+        sh("modprobe", "null_blk", "nr_devices=0", check=False)
+        if not os.path.ismount("/sys/kernel/config"):
+            sh("mount", "-t", "configfs", "configfs", "/sys/kernel/config", check=False)
+    if not os.path.isdir(cfg):
+        raise RuntimeError("no null_blk configfs (/sys/kernel/config/nullb): this kernel lacks null_blk; "
+                           "run with --vm to use the QEMU test bed's kernel")
+    d = tempfile.mkdtemp(prefix="diskprobe-bench-", dir=cfg)
+
+    def remove():
+        with open(f"{d}/power", "w") as f:
+            f.write("0")
+        os.rmdir(d)
+
+    cleanups.append(remove)
+    attrs = {"size": size >> 20, "blocksize": 512, "queue_mode": 2, "irqmode": 0,
+             "submit_queues": len(os.sched_getaffinity(0)), "power": 1}
+    before = set(os.listdir("/sys/block"))
+    for k, v in attrs.items():  # power last: the device appears with every setting in place
+        with open(f"{d}/{k}", "w") as f:
+            f.write(str(v))
+    new = sorted(set(os.listdir("/sys/block")) - before)
+    dev = f"/dev/{new[0]}" if len(new) == 1 else f"one new disk in /sys/block (got {new})"
+    for _ in range(100):  # devtmpfs makes the node a moment later (there may be no udev to wait on)
+        if os.path.exists(dev):
+            return dev
+        time.sleep(0.1)
+    raise RuntimeError(f"{dev} did not appear")
+
+
+def in_vm(args):
+    """Runs this script with --device nullblk in the QEMU test bed and prints what it printed."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(args.diskprobe)))
+    argv = ["--device", "nullblk", "--rounds", str(args.rounds), "--runtime", str(args.runtime), "--no-rss"]
+    argv += [f"--only={w}" for w in (args.only or ["randread-qd1", "randread-qd32"])]
+    runs = args.rounds * len(TOOLS) * len(args.only or ["randread-qd1", "randread-qd32"])
+    # A tool starts slowly on an emulated CPU: about 10 s beside each run's runtime here.
+    env = dict(os.environ, DISKPROBE_VM_ARGS=",".join(argv),
+               DISKPROBE_VM_TIMEOUT=str(180 + runs * (args.runtime + 15)))
+    p = subprocess.run([os.path.join(REPO, "tests", "vm", "run.sh"), build, "bench"], env=env)
+    log = os.path.join(os.environ.get("DISKPROBE_VM_WORK", os.path.join(build, "vm")), "out", "bench.log")
+    if os.path.exists(log):
+        print(open(log).read(), end="")
+    return p.returncode
+
+
 def parse_size(text):
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
     t = text.strip().lower()
@@ -275,6 +330,15 @@ def peak_rss(binary, runtime):
     raise RuntimeError("/usr/bin/time printed no 'Maximum resident set size'")
 
 
+def emulated_cpu():
+    """True in a TCG guest such as the test bed's (-cpu max names itself "QEMU TCG CPU")."""
+    try:
+        cpuinfo = open("/proc/cpuinfo").read()
+    except OSError:
+        return False
+    return "QEMU TCG" in cpuinfo
+
+
 def div(a, b):
     return a / b if b else float("nan")
 
@@ -286,7 +350,7 @@ def fmt_ratio(x):
 def bench_device(kind, args, workloads):
     """Runs every workload on a new device of `kind`, prints its tables, returns verdicts."""
     size = parse_size(args.size)
-    dev = make_zram(size) if kind == "zram" else make_loop(size)
+    dev = {"zram": make_zram, "loop": make_loop, "nullblk": make_nullblk}[kind](size)
     print(f"\n## {kind}: {dev} ({args.size})")
     busy0 = cpu_busy_s()
     time.sleep(1.0)
@@ -364,7 +428,10 @@ def bench_device(kind, args, workloads):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--device", choices=["zram", "loop", "both"], default="zram")
+    ap.add_argument("--device", choices=["zram", "loop", "both", "nullblk"], default="zram")
+    ap.add_argument("--vm", action="store_true",
+                    help="--device nullblk inside the QEMU test bed (tests/vm/run.sh); default workloads "
+                         "4k randread QD1 and QD32")
     ap.add_argument("--size", default="1G", help="device size (default 1G)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
@@ -388,6 +455,8 @@ def main():
         print(f"bench: {args.diskprobe} is not built: cmake -S . -B build && cmake --build build -j2",
               file=sys.stderr)
         return 1
+    if args.vm:
+        return in_vm(args)
     if args.cpu is not None:
         pin_prefix.extend(["taskset", "-c", args.cpu])
     atexit.register(cleanup)
@@ -401,6 +470,8 @@ def main():
     print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
           + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
           + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool"))
+    if emulated_cpu():
+        print("# emulated CPU (QEMU TCG): compare the ratios only, the absolute figures are the emulator's")
     sys.stdout.flush()
 
     workloads = [w for w in WORKLOADS if not args.only or w[0] in args.only]

@@ -1,0 +1,15 @@
+#!/bin/bash
+# The guest's disks, as seed 000's `fdisk -lu` listing: vda the system disk (GPT: BIOS boot,
+# EFI System, a mounted ext4), vdb a data disk with GPT + ext4, vdc blank. Beside them an
+# NVMe namespace (interrupt queues + one poll queue), a virtio-scsi disk and null_blk.
+# run.sh wrote the partition tables and filesystems on the host, at native speed.
+. "$(dirname "$0")/lib.sh"
+set -e
+for m in virtio_blk nvme virtio_scsi sd_mod ext4; do modprobe "$m"; done
+# blk-mq null_blk, one submit queue per CPU, completed in softirq; not memory-backed, so it
+# reads zeroes whatever was written (the safety issue's blank-device case).
+modprobe null_blk queue_mode=2 submit_queues=4 irqmode=1 gb=1 nr_devices=1
+for d in vda vda3 vdb vdb1 vdc vdd vde nvme0n1 sda nullb0; do wait_for "/dev/$d"; done
+mkdir -p /run/vda3 && mount /dev/vda3 /run/vda3
+fdisk -lu /dev/vda /dev/vdb /dev/vdc /dev/vdd /dev/vde /dev/nvme0n1 /dev/sda /dev/nullb0
+cat /proc/interrupts
