@@ -27,15 +27,23 @@ json sampled_json(const safety::Sampled& s) {
           {"windows", s.windows},
           {"zero_windows", s.zero_windows},
           {"own_data_windows", s.own_windows},
+          {"no_data_windows", s.no_data_windows},
+          {"unfilled_bytes", s.unfilled_bytes},
           {"bytes_read", s.bytes_read},
           {"foreign_offsets_bytes", s.foreign_offsets}};
 }
 
 std::string sampled_text(const safety::Sampled& s) {
   if (!s.ran) return "not run (" + s.skipped + ")";
-  return std::to_string(s.windows) + " places, " + human_bytes(s.bytes_read) +
-         " read: " + std::to_string(s.zero_windows) + " zero, " + std::to_string(s.own_windows) +
-         " diskprobe's own data, " + std::to_string(s.foreign_offsets.size()) + " other data";
+  std::string t = std::to_string(s.windows) + " places, " + human_bytes(s.bytes_read) +
+                  " read: " + std::to_string(s.zero_windows) + " zero, " + std::to_string(s.own_windows) +
+                  " diskprobe's own data, " + std::to_string(s.foreign_offsets.size()) + " other data";
+  if (s.unfilled_bytes) {
+    t += "; " + std::to_string(s.no_data_windows) + " places (" + human_bytes(s.unfilled_bytes) +
+         ") returned no data: the device completed the reads without filling the buffer (null_blk "
+         "without memory_backed does), so nothing was there to find";
+  }
+  return t;
 }
 
 std::string list_or_none(const std::vector<std::string>& v) {

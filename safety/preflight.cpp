@@ -272,6 +272,8 @@ class Preflight {
     s.zero_windows = r.zero_windows;
     s.own_windows = r.own_windows;
     s.bytes_read = r.bytes_read;
+    s.no_data_windows = r.no_data_windows;
+    s.unfilled_bytes = r.unfilled_bytes;
     for (const auto& f : r.foreign) s.foreign_offsets.push_back(f.offset);
     if (!r.ok) {
       add(code::kCannotProbe, "cannot sample " + d.path + " for data (--paranoid): " + r.error + "; " +

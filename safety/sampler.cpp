@@ -64,6 +64,42 @@ class FdReader final : public BlockReader {
   uint32_t lbs_;
 };
 
+// The buffer is filled with this before each read: a device that completes a read without
+// filling the buffer (null_blk without memory_backed) leaves it there. Derived from the seed
+// and the offset, so no data on a disk can be written to match it in advance.
+uint64_t poison_word(uint64_t seed, uint64_t offset) {
+  uint64_t h = (seed ^ 0x504f49534f4e2121ull) + offset * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 31;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 29);
+}
+
+void poison(uint8_t* buf, size_t len, uint64_t seed, uint64_t offset) {
+  for (size_t i = 0; i + 8 <= len; i += 8) {
+    uint64_t w = poison_word(seed, offset + i);
+    std::memcpy(buf + i, &w, 8);
+  }
+}
+
+// Zeroes every 512-byte sector the read left poisoned (it returned no data there, which is
+// not data on the disk); returns how many bytes that was.
+size_t unpoison(uint8_t* buf, size_t len, uint64_t seed, uint64_t offset) {
+  size_t left = 0;
+  for (size_t s = 0; s < len; s += 512) {
+    size_t n = std::min<size_t>(512, len - s);
+    bool poisoned = n % 8 == 0;
+    for (size_t i = s; poisoned && i < s + n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, buf + i, 8);
+      poisoned = w == poison_word(seed, offset + i);
+    }
+    if (!poisoned) continue;
+    std::memset(buf + s, 0, n);
+    left += n;
+  }
+  return left;
+}
+
 enum class Owner { None, Own, Other };
 
 // A valid header at `p` (absolute position `abs`): the magic, a known version, and an offset
@@ -98,14 +134,19 @@ const char* describe(Owner o) {
 
 class Sampler {
  public:
-  Sampler(const BlockReader& r, uint64_t size, uint64_t device_id, SampleReport& out)
-      : r_(r), size_(size), id_(device_id), out_(out) {}
+  Sampler(const BlockReader& r, uint64_t size, uint64_t device_id, uint64_t seed, SampleReport& out)
+      : r_(r), size_(size), id_(device_id), seed_(seed), out_(out) {}
 
   bool window(uint64_t offset, size_t len) {
     Buffer buf = aligned_buffer(len);
     if (!buf) return fail("cannot allocate " + std::to_string(len) + " bytes for the sample");
-    if (!read(offset, buf.get(), len)) return false;
+    size_t unfilled = 0;
+    if (!read(offset, buf.get(), len, &unfilled)) return false;
     out_.windows++;
+    if (unfilled == len) {
+      out_.no_data_windows++;
+      return true;
+    }
     const uint8_t* b = buf.get();
     const uint8_t* nz = std::find_if(b, b + len, [](uint8_t c) { return c != 0; });
     if (nz == b + len) {
@@ -141,10 +182,15 @@ class Sampler {
     return false;
   }
 
-  bool read(uint64_t offset, uint8_t* buf, size_t len) {
+  // Poisons `buf`, reads, and zeroes what the read did not fill (`unfilled` bytes).
+  bool read(uint64_t offset, uint8_t* buf, size_t len, size_t* unfilled = nullptr) {
+    poison(buf, len, seed_, offset);
     auto st = r_.read(offset, buf, len);
     if (!st) return fail(st.error());
     out_.bytes_read += len;
+    size_t left = unpoison(buf, len, seed_, offset);
+    out_.unfilled_bytes += left;
+    if (unfilled) *unfilled = left;
     return true;
   }
 
@@ -193,6 +239,7 @@ class Sampler {
   const BlockReader& r_;
   uint64_t size_;
   uint64_t id_;
+  uint64_t seed_;
   SampleReport& out_;
 };
 
@@ -204,7 +251,7 @@ std::unique_ptr<BlockReader> fd_reader(const Fd& fd, std::string path, uint32_t 
 
 SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
   SampleReport out;
-  Sampler s(reader, size, device_id, out);
+  Sampler s(reader, size, device_id, seed, out);
   const uint64_t edge = std::min(kEdgeSampleBytes, size);
   std::vector<std::pair<uint64_t, size_t>> windows;
   if (edge) windows.emplace_back(0, static_cast<size_t>(edge));

@@ -60,6 +60,8 @@ class Disk final : public diskprobe::safety::BlockReader {
   // Reads touching [fail_from, fail_to) fail with `fail_errno` (0: a short read instead).
   uint64_t fail_from = 0, fail_to = 0;
   int fail_errno = EIO;
+  // false: reads succeed and leave the buffer as it was (null_blk without memory_backed).
+  bool fills_buffer = true;
   mutable std::vector<std::pair<uint64_t, size_t>> reads;
 
   diskprobe::Status read(uint64_t offset, uint8_t* buf, size_t len) const override {
@@ -69,6 +71,7 @@ class Disk final : public diskprobe::safety::BlockReader {
       if (fail_errno) return diskprobe::make_error(diskprobe::errno_message("pread", "fake", fail_errno));
       return diskprobe::make_error("pread(fake): short read, 512 of " + std::to_string(len) + " bytes");
     }
+    if (!fills_buffer) return diskprobe::Ok{};
     std::memset(buf, 0, len);
     for (const auto& paint : layers_) paint(buf, offset, len);
     return diskprobe::Ok{};

@@ -47,6 +47,32 @@ TEST_CASE("sampler: a blank device is all zero windows", "[sampler]") {
   CHECK(d.reads[1] == std::make_pair(8 * kGiB - kEdgeSampleBytes, size_t{kEdgeSampleBytes}));
 }
 
+TEST_CASE("sampler: null_blk without memory_backed (reads that fill nothing) is no data, not foreign data",
+          "[sampler]") {
+  for (uint64_t size : {8 * kGiB, 256 * kMiB, kMiB + 4096}) {
+    fake::Disk d(size);
+    d.random(0, size);  // what the device would hold, if it returned it
+    d.fills_buffer = false;
+    for (uint64_t seed : {1, 2, 3}) {
+      auto r = sample_for_data(d, size, kId, seed);
+      INFO("size " << size << " seed " << seed << ": " << r.error << offsets(r));
+      REQUIRE(r.ok);
+      CHECK(r.foreign.empty());
+      CHECK(r.no_data_windows == r.windows);
+      CHECK(r.unfilled_bytes == r.bytes_read);
+      CHECK(r.zero_windows == 0);
+    }
+  }
+  SECTION("a device that fills its reads has no unfilled bytes, zero or not") {
+    fake::Disk d(kGiB);
+    d.random(0, 4096);
+    auto r = sample_for_data(d, kGiB, kId, 1);
+    CHECK(r.unfilled_bytes == 0);
+    CHECK(r.no_data_windows == 0);
+    CHECK(r.foreign.size() == 1);
+  }
+}
+
 TEST_CASE("sampler: the same seed samples the same blocks", "[sampler]") {
   fake::Disk a(kGiB), b(kGiB), c(kGiB);
   sample_for_data(a, kGiB, kId, 7);

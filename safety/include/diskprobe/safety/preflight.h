@@ -45,7 +45,9 @@ struct Sampled {
   bool ran = false;
   std::string skipped;  // why it did not run: "read mode", "--no-paranoid", ...
   uint32_t windows = 0, zero_windows = 0, own_windows = 0;
+  uint32_t no_data_windows = 0;  // reads that succeeded and returned nothing (null_blk)
   uint64_t bytes_read = 0;
+  uint64_t unfilled_bytes = 0;
   std::vector<uint64_t> foreign_offsets;  // where data diskprobe did not write was found
 };
 

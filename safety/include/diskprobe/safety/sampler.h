@@ -14,6 +14,9 @@
 // nearest header found decides: this device's -> own data; another device's, or none ->
 // foreign. A header whose offset field is not where it sits (a copy) is data, not a header.
 // What this cannot tell: foreign bytes written later inside one of diskprobe's own blocks.
+//
+// Each read goes into a buffer poisoned first: sectors the device left poisoned returned no
+// data (null_blk without memory_backed), they are no data on the disk, not foreign data.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +61,11 @@ struct SampleReport {
   std::string error;
   uint32_t windows = 0;  // places sampled
   uint32_t zero_windows = 0, own_windows = 0;
+  // Windows whose read succeeded but left the buffer as it was (null_blk without
+  // memory_backed returns no data): no data was read there, so none was found.
+  uint32_t no_data_windows = 0;
   uint64_t bytes_read = 0;
+  uint64_t unfilled_bytes = 0;  // bytes, in any read, that the device did not fill
   std::vector<Foreign> foreign;  // one per window that is neither zero nor own data
 };
 
