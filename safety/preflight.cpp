@@ -11,6 +11,7 @@
 #include <set>
 
 #include "diskprobe/core/block_header.h"
+#include "diskprobe/safety/deep_probe.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/safety/sampler.h"
 
@@ -238,6 +239,7 @@ class Preflight {
     check_swap();
     check_holders();
     Fd fd = probe(held);
+    if (mode_ == Mode::Write && v_.probed) deep(held ? *held : fd);
     if (mode_ == Mode::Write) check_partitions();
     if (mode_ == Mode::Write) check_read_only();
     sample(held ? *held : fd);
@@ -296,6 +298,25 @@ class Preflight {
             ": a used disk can hold data no signature announces, and " + std::string(kNoTouch) +
             "; pass --allow-nonzero if that data can go, or use a fresh disk (a new cloud disk reads "
             "zeroes)");
+  }
+
+  // What libblkid's probe of the whole device cannot see (deep_probe.h); writing only, as
+  // signatures refuse only writing.
+  void deep(const Fd& fd) {
+    const BlockDevice& d = out_.device;
+    DeepProbed r = deep_probe(prober_, fd, d.path, d.size_bytes, d.logical_block_size, device_identity(d));
+    if (!r.ok) {
+      add(code::kCannotProbe, "cannot check " + d.path + " for data beyond its first sectors: " + r.error + "; " +
+                                  std::string(kRefuseUnchecked) + " (check the device's health with dmesg)");
+      return;
+    }
+    for (const auto& f : r.findings) {
+      add(f.nonzero ? code::kNonzeroData : code::kSignature,
+          d.path + " holds " + f.what + " (" + f.why + "): " + std::string(kNoTouch) +
+              (f.nonzero ? "; zero it (blkdiscard, or dd if=/dev/zero) only if you are sure"
+                         : "; wipe it (wipefs -a --offset, or zero the device) only if you are sure, or use an "
+                           "empty disk"));
+    }
   }
 
   void add(std::string_view c, std::string message) {

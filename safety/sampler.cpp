@@ -379,9 +379,24 @@ std::unique_ptr<BlockReader> fd_reader(const Fd& fd, std::string path, uint32_t 
   return std::make_unique<FdReader>(fd.get(), std::move(path), logical_block_size);
 }
 
-SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
+namespace {
+
+SampleReport sample_windows(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed,
+                            const std::vector<std::pair<uint64_t, size_t>>& windows) {
   SampleReport out;
   Sampler s(reader, size, device_id, seed, out);
+  bool read_all = true;
+  for (const auto& [offset, len] : windows) {
+    if (!(read_all = s.read_window(offset, len))) break;
+  }
+  if (read_all) s.judge();
+  out.ok = !s.failed();
+  return out;
+}
+
+}  // namespace
+
+SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
   const uint64_t edge = std::min(kEdgeSampleBytes, size);
   std::vector<std::pair<uint64_t, size_t>> windows;
   if (edge) windows.emplace_back(0, static_cast<size_t>(edge));
@@ -391,13 +406,15 @@ SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t 
   for (uint32_t i = 0; blocks && i < kRandomSamples; ++i) {
     windows.emplace_back(rng() % blocks * kRandomSampleBytes, kRandomSampleBytes);
   }
-  bool read_all = true;
-  for (const auto& [offset, len] : windows) {
-    if (!(read_all = s.read_window(offset, len))) break;
+  return sample_windows(reader, size, device_id, seed, windows);
+}
+
+SampleReport scan_whole_device(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
+  std::vector<std::pair<uint64_t, size_t>> windows;
+  for (uint64_t o = 0; o < size; o += kEdgeSampleBytes) {
+    windows.emplace_back(o, static_cast<size_t>(std::min(kEdgeSampleBytes, size - o)));
   }
-  if (read_all) s.judge();
-  out.ok = !s.failed();
-  return out;
+  return sample_windows(reader, size, device_id, seed, windows);
 }
 
 }  // namespace diskprobe::safety

@@ -57,6 +57,14 @@ class Disk final : public diskprobe::safety::BlockReader {
     });
   }
   void random(uint64_t offset, uint64_t len) { fill(offset, len, true); }
+  // These bytes at `offset` (a superblock, a label).
+  void put(uint64_t offset, std::vector<uint8_t> bytes) {
+    layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t n) {
+      for (uint64_t i = 0; i < bytes.size(); ++i) {
+        if (offset + i >= off && offset + i < off + n) buf[offset + i - off] = bytes[i];
+      }
+    });
+  }
   void zero(uint64_t offset, uint64_t len) { fill(offset, len, false); }
 
   // Reads touching [fail_from, fail_to) fail with `fail_errno` (0: a short read instead).

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,9 @@ class FakeProber final : public DeviceProber {
   std::vector<Signature> signatures;
   bool ro = false;
   mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
-  const BlockReader* disk = nullptr;       // what the sampler reads; null: the real fd_reader
+  const BlockReader* disk = nullptr;       // what the sampler reads; null: a blank disk
+  bool real_reader = false;                // with disk null: the real fd_reader (over /dev/null)
+  fake::Disk blank{1ull << 50};
   mutable std::vector<int> sampled_fds;    // the descriptors the sampler read through
 
   Opened open(const std::string& path, bool exclusive) const override {
@@ -74,16 +77,27 @@ class FakeProber final : public DeviceProber {
     if (p.ok) p.signatures = signatures;
     return p;
   }
+  // What libblkid finds over a range from each offset (the deep probe's partition starts).
+  std::map<uint64_t, std::vector<Signature>> range_signatures;
+  mutable std::vector<uint64_t> ranges_probed;
+  Probed probe_range(const Fd&, const std::string&, uint64_t offset, uint64_t) const override {
+    ranges_probed.push_back(offset);
+    Probed p;
+    p.ok = probe_error.empty();
+    p.error = probe_error;
+    if (auto it = range_signatures.find(offset); p.ok && it != range_signatures.end()) p.signatures = it->second;
+    return p;
+  }
   std::optional<bool> read_only(const Fd&) const override { return ro; }
   std::unique_ptr<BlockReader> reader(const Fd& fd, const std::string& path, uint32_t lbs) const override {
     sampled_fds.push_back(fd.get());
-    if (!disk) return DeviceProber::reader(fd, path, lbs);
+    if (!disk && real_reader) return DeviceProber::reader(fd, path, lbs);
     struct Forward final : BlockReader {
       const BlockReader& to;
       explicit Forward(const BlockReader& t) : to(t) {}
       diskprobe::Status read(uint64_t o, uint8_t* b, size_t n) const override { return to.read(o, b, n); }
     };
-    return std::make_unique<Forward>(*disk);
+    return std::make_unique<Forward>(disk ? *disk : blank);
   }
   std::optional<PathDevice> stat_path(const std::string& path) const override {
     auto it = stats.find(path);
@@ -668,6 +682,7 @@ TEST_CASE("paranoid: a sampler read that fails refuses with cannot-probe (fail c
   }
   SECTION("the real reader over a descriptor that reads nothing (/dev/null)") {
     f.prober.disk = nullptr;
+    f.prober.real_reader = true;
     auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto), f.prober).verdict;
     INFO(v.summary());
     CHECK(codes(v) == Codes{"cannot-probe"});
@@ -682,10 +697,174 @@ TEST_CASE("paranoid: recheck samples again through the held descriptor", "[safet
   f.prober.disk = &d;
   auto c = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, false, true), f.prober);
   REQUIRE(c.hold.valid());
-  REQUIRE(f.prober.sampled_fds.size() == 1);
-  CHECK(f.prober.sampled_fds[0] == c.hold.get());  // the sample is read through the claim
+  REQUIRE(f.prober.sampled_fds.size() == 2);  // the deep probe, then the sampler
+  for (int fd : f.prober.sampled_fds) CHECK(fd == c.hold.get());  // both read through the claim
   CHECK(recheck(f.root(), c, f.prober).safe());
   d.random(0, 4096);  // someone wrote to it without claiming it
   CHECK(codes(recheck(f.root(), c, f.prober)) == Codes{"nonzero-data"});
   CHECK(f.prober.sampled_fds.back() == c.hold.get());
+}
+
+namespace {
+
+// Little- and big-endian fields into a superblock image.
+void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void put_be(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (n - 1 - i)));
+}
+void put_str(std::vector<uint8_t>& b, size_t at, const char* s) { std::memcpy(&b[at], s, std::strlen(s)); }
+
+std::vector<uint8_t> ext_backup(uint64_t log_bs, uint64_t per_group, uint64_t group) {
+  std::vector<uint8_t> sb(1024, 0);
+  put_le(sb, 56, 0xEF53, 2);
+  put_le(sb, 24, log_bs, 4);
+  put_le(sb, 32, per_group, 4);
+  put_le(sb, 90, group, 2);
+  return sb;
+}
+
+std::string all_messages(const Verdict& v) {
+  std::string s;
+  for (const auto& r : v.reasons) s += r.message + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("deep probe: backup superblocks libblkid does not read refuse writing, with their offset", "[safety][deep]") {
+  const uint64_t size = 1ull << 30;
+  struct Case {
+    const char* what;
+    uint64_t at;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<uint8_t> btrfs(4096, 0), xfs(512, 0);
+  put_str(btrfs, 0x40, "_BHRfS_M");
+  put_le(btrfs, 0x30, 64ull << 20, 8);
+  put_str(xfs, 0, "XFSB");
+  put_be(xfs, 4, 4096, 4);
+  put_be(xfs, 84, 65536, 4);  // 1 GiB in 4 AGs of 65536 blocks
+  const std::vector<Case> cases = {
+      {"ext4, 4 KiB blocks, group 1", 128ull << 20, ext_backup(2, 32768, 1)},
+      {"ext4, 4 KiB blocks, group 3 only", 3 * (128ull << 20), ext_backup(2, 32768, 3)},
+      {"ext2, 1 KiB blocks, group 5", (1 + 5 * 8192ull) * 1024, ext_backup(0, 8192, 5)},
+      {"ext4 at 1 MiB (a wiped table), 4 KiB blocks, group 1", (1ull << 20) + (128ull << 20), ext_backup(2, 32768, 1)},
+      {"btrfs copy at 64 MiB", 64ull << 20, btrfs},
+      {"xfs AG 1", 256ull << 20, xfs},
+      {"xfs AG 3", 768ull << 20, xfs},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      FakeSystem f;
+      f.disk("vdc", kVdc, size / 512);
+      fake::Disk d(size);
+      d.put(c.at, c.bytes);
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      INFO(v.summary());
+      CHECK(codes(v) == Codes{"signature"});
+      CHECK(all_messages(v).find("at byte " + std::to_string(c.at)) != std::string::npos);
+      // Reading is not refused for what is on the device.
+      CHECK(preflight(f.root(), "vdc", Mode::Read, paranoid(Paranoid::Off), f.prober).verdict.safe());
+    }
+  }
+  SECTION("near misses are not superblocks: a magic alone, or fields that do not fit where it sits") {
+    FakeSystem f;
+    f.disk("vdc", kVdc, size / 512);
+    fake::Disk d(size);
+    d.put(128ull << 20, ext_backup(2, 32768, 2));  // group 2 is not where it sits
+    d.put(3 * (128ull << 20), ext_backup(0, 32768, 3));  // block size does not fit
+    std::vector<uint8_t> moved = btrfs;
+    put_le(moved, 0x30, 0, 8);  // a copy of the primary, not the 64 MiB copy
+    d.put(64ull << 20, moved);
+    f.prober.disk = &d;
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(v.safe());
+  }
+}
+
+TEST_CASE("deep probe: libblkid at the first-partition starts and at what leftover tables name", "[safety][deep]") {
+  const uint64_t size = 1ull << 30;
+  FakeSystem f;
+  f.disk("vdc", kVdc, size / 512);
+  fake::Disk d(size);
+  f.prober.disk = &d;
+  SECTION("an ext4 at 1 MiB after wipefs -a of the disk") {
+    f.prober.range_signatures[1ull << 20] = {Signature{"ext4", "filesystem", 1080, false}};
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(codes(v) == Codes{"signature"});
+    CHECK(all_messages(v).find("ext4 filesystem starting at byte 1048576 (its signature at byte 1049656)") !=
+          std::string::npos);
+    CHECK(all_messages(v).find("was the table wiped?") != std::string::npos);
+  }
+  SECTION("the usual starts are probed: 34 and 63 sectors, 1 MiB") {
+    preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober);
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at == std::set<uint64_t>{34 * 512, 63 * 512, 1ull << 20});
+  }
+  SECTION("starts named by a leftover MBR entry and by the backup GPT's entries") {
+    std::vector<uint8_t> mbr(512, 0);
+    mbr[446 + 4] = 0x83;
+    put_le(mbr, 446 + 8, 8192, 4);
+    put_le(mbr, 446 + 12, 65536, 4);
+    d.put(0, mbr);
+    std::vector<uint8_t> entry(128, 0);
+    entry[0] = 0xaf;  // a type GUID that is not zero
+    put_le(entry, 32, 4096, 8);
+    put_le(entry, 40, 100000, 8);
+    d.put(size - 512 - 128 * 128, entry);
+    f.prober.range_signatures[4096 * 512] = {Signature{"xfs", "filesystem", 0, false}};
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at.count(8192 * 512));
+    CHECK(at.count(4096 * 512));
+    CHECK(all_messages(v).find("xfs filesystem starting at byte 2097152") != std::string::npos);
+  }
+  SECTION("a libblkid error there refuses, as everywhere") {
+    f.prober.probe_error = "blkid_do_probe(/dev/vdc): libblkid error";
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(v.has(code::kCannotProbe));
+  }
+}
+
+TEST_CASE("deep probe: a device of 8 MiB or less is read whole", "[safety][deep]") {
+  for (uint64_t size : {uint64_t{1} << 20, uint64_t{1536} << 10, uint64_t{8} << 20}) {
+    FakeSystem f;
+    f.disk("vdc", kVdc, size / 512);
+    SECTION("blank passes, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      f.prober.disk = &d;
+      CHECK(preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict.safe());
+    }
+    SECTION("an LVM label (sector 1) refuses, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      std::vector<uint8_t> label(32, 0);
+      put_str(label, 0, "LABELONE");
+      put_str(label, 24, "LVM2 001");
+      d.put(512, label);
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      CHECK(codes(v) == Codes{"nonzero-data"});
+      CHECK(all_messages(v).find("at byte 512") != std::string::npos);
+    }
+    SECTION("md 0.90 (64 KiB before the end) and 1.2 (at 4 KiB) superblocks refuse, size " + std::to_string(size)) {
+      for (uint64_t at : {uint64_t{(size & ~uint64_t{0xffff}) - 0x10000}, uint64_t{4096}}) {
+        fake::Disk d(size);
+        d.put(at, {0xfc, 0x4e, 0x2b, 0xa9});
+        f.prober.disk = &d;
+        auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+        CHECK(codes(v) == Codes{"nonzero-data"});
+        CHECK(all_messages(v).find("at byte " + std::to_string(at)) != std::string::npos);
+      }
+    }
+    SECTION("diskprobe's own blocks (a killed run) pass, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      d.blocks(0, 4096, size / 4096, diskprobe::device_identity_from("", "", "", "vdc", size));
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      CHECK(v.safe());
+    }
+  }
 }

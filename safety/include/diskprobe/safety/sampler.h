@@ -79,4 +79,8 @@ struct SampleReport {
 // random blocks (the same seed, the same blocks).
 SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed);
 
+// The same judgement over every byte of the device, in windows of kEdgeSampleBytes (the deep
+// probe's read of small devices).
+SampleReport scan_whole_device(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed);
+
 }  // namespace diskprobe::safety
