@@ -136,14 +136,6 @@ bool xfs_backups(Reader& rd, uint64_t base, uint64_t fs_size, std::vector<Findin
   return true;
 }
 
-std::string describe_signature(const Signature& s) {
-  if (s.partition_table) return "a " + s.type + " partition table";
-  return "a" + std::string(s.type.empty() || std::string_view("aeiou").find(s.type[0]) == std::string_view::npos
-                               ? " "
-                               : "n ") +
-         s.type + " " + (s.usage == "filesystem" ? "filesystem" : "signature (" + s.usage + ")");
-}
-
 }  // namespace
 
 std::vector<uint64_t> leftover_partition_starts(const std::vector<uint8_t>& head, const std::vector<uint8_t>& tail,
@@ -198,11 +190,10 @@ DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::strin
       return out;
     }
     for (const auto& sig : p.signatures) {
-      out.findings.push_back(Finding{s + sig.offset,
-                                     describe_signature(sig) + " starting at byte " + std::to_string(s) +
-                                         " (its signature " + at_byte(s + sig.offset) + ")",
+      out.findings.push_back(Finding{s + sig.offset, "",
                                      "where a first partition starts: a filesystem without a partition "
-                                     "table; was the table wiped?"});
+                                     "table; was the table wiped?",
+                                     false, sig, s});
     }
   }
   std::vector<uint64_t> bases{0};

@@ -79,6 +79,7 @@ class SystemProber final : public DeviceProber {
     d.is_block = S_ISBLK(st.st_mode);
     d.rdev = devnum(st.st_rdev);
     d.dev = devnum(st.st_dev);
+    d.ino = st.st_ino;
     return d;
   }
 };

@@ -144,6 +144,11 @@ class FakeSystem {
   void set(const std::string& name, const std::string& attr, const std::string& value) {
     write(sys("class/block/" + name) / attr, value + "\n");
   }
+  // `name` is a loop device over `backing` from byte `offset`.
+  void loop(const std::string& name, const std::string& backing, uint64_t offset = 0) {
+    set(name, "loop/backing_file", backing);
+    set(name, "loop/offset", std::to_string(offset));
+  }
   void mountinfo(const std::string& text) { write(proc("self/mountinfo"), text); }
   void swaps(const std::string& text) { write(proc("swaps"), text); }
 
@@ -866,5 +871,97 @@ TEST_CASE("deep probe: a device of 8 MiB or less is read whole", "[safety][deep]
       auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
       CHECK(v.safe());
     }
+  }
+}
+
+TEST_CASE("in use through the back doors: loop devices over the target, its backing file, layers in slaves/",
+          "[safety][layers]") {
+  const DevNum kLoop2{7, 2}, kLoop3{7, 3}, kLoop4{7, 4}, kDm1{253, 1};
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.partition("vdc", "vdc1", kVdc1);
+  f.disk("loop2", kLoop2);
+  f.disk("loop3", kLoop3);
+  f.disk("loop4", kLoop4);
+  f.disk("dm-1", kDm1);
+  f.prober.stats["/dev/vdc"] = PathDevice{true, kVdc, {0, 6}, 0};
+  f.prober.stats["/dev/vdc1"] = PathDevice{true, kVdc1, {0, 6}, 0};
+  auto both_modes = [&](const std::string& dev, const std::string& expect) {
+    for (Mode m : {Mode::Write, Mode::Read}) {
+      auto v = check(f, dev, m);
+      INFO(to_string(m) << ": " << v.summary());
+      CHECK(v.has(code::kInUse));
+      CHECK(all_messages(v).find(expect) != std::string::npos);
+      CHECK_FALSE(v.layers.empty());
+    }
+  };
+  SECTION("a loop device over the disk at an offset (losetup -o 1M), mounted") {
+    f.loop("loop3", "/dev/vdc", 1 << 20);
+    f.mountinfo("30 1 7:3 / /mnt/data rw - ext4 /dev/loop3 rw\n");
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc from byte 1048576, mounted at /mnt/data (ext4))");
+  }
+  SECTION("a loop device over a partition of the disk, as active swap") {
+    f.loop("loop3", "/dev/vdc1");
+    f.swaps("Filename Type Size Used Priority\n/dev/loop3 partition 1024 0 -2\n");
+    f.prober.stats["/dev/loop3"] = PathDevice{true, kLoop3, {0, 6}, 0};
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc1 from byte 0, active swap)");
+  }
+  SECTION("a deleted backing file name still names the device") {
+    f.loop("loop3", "/dev/vdc (deleted)");
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc");
+  }
+  SECTION("a second loop device over the target's backing file, by name or by inode") {
+    f.loop("loop2", "/var/tmp/a.img");
+    f.prober.stats["/var/tmp/a.img"] = PathDevice{false, {}, {8, 1}, 1234};
+    SECTION("the same name") {
+      f.loop("loop3", "/var/tmp/a.img", 4096);
+      both_modes("loop2", "loop3 (a loop device over /var/tmp/a.img from byte 4096, the backing file of /dev/loop2)");
+    }
+    SECTION("another name for the same file (a hard link)") {
+      f.loop("loop3", "/var/tmp/link.img");
+      f.prober.stats["/var/tmp/link.img"] = PathDevice{false, {}, {8, 1}, 1234};
+      both_modes("loop2", "loop3 (a loop device over /var/tmp/a.img");
+    }
+    SECTION("another file is not the target") {
+      f.loop("loop3", "/var/tmp/b.img");
+      f.prober.stats["/var/tmp/b.img"] = PathDevice{false, {}, {8, 1}, 99};
+      CHECK(check(f, "loop2", Mode::Write).safe());
+    }
+  }
+  SECTION("a device-mapper layer over a loop over the disk: the whole chain") {
+    f.loop("loop3", "/dev/vdc", 1 << 20);
+    fs::create_directories(f.root().sysfs() + "/class/block/dm-1/slaves/loop3");
+    f.set("dm-1", "dm/name", "vg-data");
+    both_modes("vdc", "dm-1 (a device-mapper device (vg-data) over /dev/loop3)");
+  }
+  SECTION("a layer found through slaves/ when holders/ is empty") {
+    fs::create_directories(f.root().sysfs() + "/class/block/dm-1/slaves/vdc");
+    both_modes("vdc", "dm-1 (a block device over /dev/vdc)");
+  }
+  SECTION("holders/ already named it: one reason, not two") {
+    f.stack("vdc", "dm-1");
+    auto v = check(f, "vdc", Mode::Read);
+    CHECK(codes(v) == Codes{"holders"});
+  }
+  SECTION("loop devices over other things leave the disk alone") {
+    f.loop("loop3", "/var/tmp/other.img");
+    f.loop("loop4", "/dev/loop2");
+    auto v = check(f, "vdc", Mode::Read);  // (writing is refused for its partition)
+    INFO(v.summary());
+    CHECK(v.safe());
+  }
+}
+
+TEST_CASE("in use through a loop device: the loop-over-target fixture tree", "[safety][layers]") {
+  const std::string dir = std::string(DISKPROBE_FIXTURES) + "/safety/loop-over-target";
+  SysRoot root(dir + "/sys", dir + "/proc");
+  FakeProber prober;
+  prober.rdev["/dev/loop0"] = DevNum{7, 0};
+  for (Mode m : {Mode::Write, Mode::Read}) {
+    auto v = preflight(root, "loop0", m, false, prober).verdict;
+    INFO(v.summary());
+    CHECK(codes(v) == Codes{"in-use"});
+    REQUIRE(v.layers.size() == 1);
+    CHECK(v.layers[0] == "loop1 (a loop device over /dev/loop0 from byte 1048576, mounted at /mnt/scratch (ext4))");
   }
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct Finding {
   std::string what;         // "an ext4 filesystem starting at byte 1048576 (signature at byte 1049656)"
   std::string why;          // "a filesystem without a partition table: was the table wiped?"
   bool nonzero = false;     // from the whole-device read, not a signature
+  // What libblkid found over a range from `start` (what is empty then: the preflight names it).
+  std::optional<Signature> signature;
+  uint64_t start = 0;
 };
 
 struct DeepProbed {

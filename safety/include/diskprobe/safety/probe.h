@@ -48,6 +48,7 @@ struct PathDevice {
   bool is_block = false;
   DevNum rdev;  // the device itself, when is_block
   DevNum dev;   // the filesystem holding the path
+  uint64_t ino = 0;
 };
 
 class DeviceProber {
