@@ -176,6 +176,10 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
   return kOk;
 }
 
+// A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
+// names nothing is 1. `check` and `run` answer it alike.
+Exit name_exit(NameError why) { return why == NameError::NotFound ? kRuntime : kUsage; }
+
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
   auto checked = safety::preflight(root, a.positional[0], *mode_for(a), preflight_options(a, false));
@@ -183,6 +187,11 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
     print_json(cli::verdict_json(checked.verdict));
   } else {
     print(cli::verdict_text(checked.verdict));
+  }
+  if (checked.device.name.empty()) {  // the name did not resolve: say why as `run` does
+    NameError why = NameError::None;
+    if (!parse_device_name(a.positional[0], &why)) return name_exit(why);
+    return kRuntime;
   }
   return checked.verdict.safe() ? kOk : kRefused;
 }
@@ -363,7 +372,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
 
   NameError why = NameError::None;
   auto name = parse_device_name(device_arg, &why);
-  if (!name) return fail(why == NameError::NotFound ? kRuntime : kUsage, name.error());
+  if (!name) return fail(name_exit(why), name.error());
   if (auto d = read_block_device(root, *name); !d) return fail(kRuntime, d.error());
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));

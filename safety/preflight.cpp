@@ -252,7 +252,10 @@ class Preflight {
   // `held`: recheck through the descriptor a run holds instead of opening the device.
   void run(std::string_view arg, bool hold, const Fd* held) {
     v_.device = std::string(arg);
-    if (!resolve(arg)) return;
+    if (!resolve(arg)) {
+      v_.sampled.skipped = "refused already: " + v_.reasons.front().code;
+      return;
+    }
     const BlockDevice& d = out_.device;
     nodes_.push_back(Node{d.name, DevNum{d.major, d.minor}, false});
     for (const auto& p : d.partitions) nodes_.push_back(Node{p, topo_.devnum(p), true});

@@ -965,3 +965,13 @@ TEST_CASE("in use through a loop device: the loop-over-target fixture tree", "[s
     CHECK(v.layers[0] == "loop1 (a loop device over /dev/loop0 from byte 1048576, mounted at /mnt/scratch (ext4))");
   }
 }
+
+TEST_CASE("a name that does not resolve says why the sampler did not run: never 'not run ()'", "[safety]") {
+  FakeSystem f;
+  for (const char* arg : {"../etc", "nosuchdisk9", ""}) {
+    auto v = check(f, arg, Mode::Write);
+    INFO(arg << ": " << v.summary());
+    CHECK_FALSE(v.sampled.ran);
+    CHECK(v.sampled.skipped.rfind("refused already: ", 0) == 0);
+  }
+}
