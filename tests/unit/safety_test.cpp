@@ -827,6 +827,21 @@ TEST_CASE("deep probe: libblkid at the first-partition starts and at what leftov
     CHECK(at.count(4096 * 512));
     CHECK(all_messages(v).find("xfs filesystem starting at byte 2097152") != std::string::npos);
   }
+  SECTION("a damaged backup GPT header (magic erased) still says where its entries are") {
+    std::vector<uint8_t> hdr(512, 0);  // "EFI PART" erased by wipefs, the rest left
+    put_le(hdr, 72, 1000, 8);          // entries at LBA 1000, not before the last LBA
+    put_le(hdr, 80, 128, 4);
+    put_le(hdr, 84, 128, 4);
+    d.put(size - 512, hdr);
+    std::vector<uint8_t> entry(128, 0);
+    entry[3] = 0x11;
+    put_le(entry, 32, 10240, 8);
+    put_le(entry, 40, 20000, 8);
+    d.put(1000 * 512 + 128, entry);  // the second entry
+    preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober);
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at.count(10240 * 512));
+  }
   SECTION("a libblkid error there refuses, as everywhere") {
     f.prober.probe_error = "blkid_do_probe(/dev/vdc): libblkid error";
     auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
