@@ -158,7 +158,7 @@ std::vector<uint64_t> leftover_partition_starts(const std::vector<uint8_t>& head
 }
 
 DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::string& path, uint64_t size,
-                      uint32_t logical_block_size, uint64_t device_id) {
+                      uint32_t logical_block_size, uint64_t device_id, const std::vector<Signature>& whole) {
   DeepProbed out;
   const uint32_t lbs = logical_block_size ? logical_block_size : 512;
   auto reader = prober.reader(fd, path, lbs);
@@ -180,6 +180,9 @@ DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::strin
     }
   }
   for (uint64_t s : leftover_partition_starts(head, tail, size, lbs)) starts.insert(s);
+  std::set<uint64_t> has_fs;  // bases where libblkid found a filesystem already
+  auto is_fs = [](const Signature& sig) { return !sig.partition_table && sig.usage == "filesystem"; };
+  if (std::any_of(whole.begin(), whole.end(), is_fs)) has_fs.insert(0);
 
   for (uint64_t s : starts) {
     if (s + 64 * kKiB > size) continue;
@@ -190,6 +193,7 @@ DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::strin
       return out;
     }
     for (const auto& sig : p.signatures) {
+      if (is_fs(sig)) has_fs.insert(s);
       out.findings.push_back(Finding{s + sig.offset, "",
                                      "where a first partition starts: a filesystem without a partition "
                                      "table; was the table wiped?",
@@ -199,7 +203,7 @@ DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::strin
   std::vector<uint64_t> bases{0};
   bases.insert(bases.end(), starts.begin(), starts.end());
   for (uint64_t b : bases) {
-    if (b >= size) continue;
+    if (b >= size || has_fs.count(b)) continue;
     if (!ext_backups(rd, b, size - b, out.findings) || !btrfs_backups(rd, b, size - b, out.findings) ||
         !xfs_backups(rd, b, size - b, out.findings))
       return out;

@@ -347,7 +347,8 @@ class Preflight {
   // signatures refuse only writing.
   void deep(const Fd& fd) {
     const BlockDevice& d = out_.device;
-    DeepProbed r = deep_probe(prober_, fd, d.path, d.size_bytes, d.logical_block_size, device_identity(d));
+    DeepProbed r = deep_probe(prober_, fd, d.path, d.size_bytes, d.logical_block_size, device_identity(d),
+                              v_.signatures);
     if (!r.ok) {
       add(code::kCannotProbe, "cannot check " + d.path + " for data beyond its first sectors: " + r.error + "; " +
                                   std::string(kRefuseUnchecked) + " (check the device's health with dmesg)");

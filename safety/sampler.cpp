@@ -311,6 +311,34 @@ class Sampler {
         return true;
       }
     }
+    return aligned_block(w, x, slot_end);
+  }
+
+  // The power-of-two aligned block starts before `x` (a run of large blocks from offset 0
+  // under a later run of small ones, whose header the linear look-back found first): a header
+  // of this device there whose block reaches `x` (to the window end while its size is unknown).
+  bool aligned_block(const Window& w, uint64_t x, uint64_t* slot_end) {
+    for (uint64_t b = 2 * kAlign; b <= kMaxAlignedLookback; b *= 2) {
+      uint64_t p = x & ~(b - 1);
+      if (p == x) continue;
+      Header h;
+      if (p >= w.offset) {
+        auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == p; });
+        if (it != w.headers.end()) h = *it;
+      } else if (!header_on_disk(p, &h)) {
+        return false;
+      }
+      if (h.owner == Owner::Own) {
+        learn({h});
+        uint64_t bs = bs_of(h.run);
+        uint64_t end = bs ? p + bs : w.offset + w.len;
+        if (end > x) {
+          *slot_end = end;
+          return true;
+        }  // a smaller block of a later run: the larger one may start further back
+      }
+      if (p == 0) break;
+    }
     return true;
   }
 

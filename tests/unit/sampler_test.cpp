@@ -327,3 +327,23 @@ TEST_CASE("edge_ranges: 4 MiB at each end, rounded out to whole blocks of the ru
   CHECK(edge_ranges(6 * kMiB, 0, 4096) == R{{0, 6 * kMiB}});
   CHECK(edge_ranges(0, 0, 4096).empty());
 }
+
+TEST_CASE("sampler: a 4 KiB random run over a sequential run of large blocks is still own data", "[sampler]") {
+  // The linear look-back finds a 4 KiB block's header first; the 4 MiB block's header sits at
+  // its aligned start (the back-to-back integration test's second run).
+  const uint64_t size = kGiB;
+  for (uint64_t bs : std::vector<uint64_t>{4 * kMiB, kMiB, 128 * 1024}) {
+    for (uint64_t every : {97, 7}) {
+      fake::Disk d(size);
+      written_by_run(d, size, 0, bs);
+      d.blocks(0, 4096, size / 4096, kId, [every](uint64_t k) { return (k * 2654435761u) % every == 0; });
+      for (const auto& r : edge_ranges(size, 0, 4096)) d.zero(r.offset, r.length);
+      for (uint64_t seed = 1; seed <= 20; ++seed) {
+        auto r = sample_for_data(d, size, kId, seed);
+        INFO("bs " << bs << " every " << every << " seed " << seed << ": " << offsets(r));
+        REQUIRE(r.ok);
+        CHECK(r.foreign.empty());
+      }
+    }
+  }
+}

@@ -45,9 +45,11 @@ struct DeepProbed {
   uint64_t bytes_read = 0;
 };
 
-// Everything above, through `fd` (read-only) of a device of `size` bytes.
+// Everything above, through `fd` (read-only) of a device of `size` bytes. `whole`: what
+// libblkid found over the whole device; a base where a filesystem was found already (at 0,
+// or from a start) is not searched for its backups, which would only say it again.
 DeepProbed deep_probe(const DeviceProber& prober, const Fd& fd, const std::string& path, uint64_t size,
-                      uint32_t logical_block_size, uint64_t device_id);
+                      uint32_t logical_block_size, uint64_t device_id, const std::vector<Signature>& whole = {});
 
 // The partition starts (bytes) a leftover GPT entry array or MBR names, from the first
 // `head` bytes (sector 0 onwards) and the `tail` bytes that end the device; exposed for tests.
