@@ -279,3 +279,19 @@ TEST_CASE("blank devices and devices after a real diskprobe run still pass", "[d
     }
   }
 }
+
+TEST_CASE("a FIFO, /dev/null and /dev/zero get the same exit code from check and run: 2", "[deep]") {
+  std::string fifo = "/var/tmp/diskprobe-deep-fifo-" + std::to_string(::getpid());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  Guard rm([&] { std::filesystem::remove(fifo); });
+  for (const std::string& t : {fifo, std::string("/dev/null"), std::string("/dev/zero")}) {
+    auto c = testing::run_diskprobe({"check", t});
+    auto r = testing::run_diskprobe(run_args(t));
+    INFO(t << "\ncheck: " << c.out << c.err << "\nrun: " << r.err);
+    CHECK(c.exit_code == 2);
+    CHECK(r.exit_code == 2);
+    CHECK(c.out.find("not a block device") != std::string::npos);
+    CHECK(c.out.find("not run ()") == std::string::npos);
+    CHECK(r.err.find("not a block device") != std::string::npos);
+  }
+}
