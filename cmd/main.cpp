@@ -188,6 +188,10 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
   return kOk;
 }
 
+// A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
+// names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
+Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
+
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
   auto checked = safety::preflight(root, a.positional[0], *mode_for(a), preflight_options(a, false));
@@ -195,6 +199,11 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
     print_json(cli::verdict_json(checked.verdict));
   } else {
     print(cli::verdict_text(checked.verdict));
+  }
+  if (checked.device.name.empty()) {  // the name did not resolve: say why as `run` does
+    NameError why = NameError::None;
+    if (!parse_device_name(a.positional[0], &why)) return name_exit(why);
+    return kRuntime;
   }
   return checked.verdict.safe() ? kOk : kRefused;
 }
@@ -412,8 +421,8 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   // A DEVICE that is not a device name is a usage error; one that names nothing, or no block
   // device, is the preflight's to refuse, as `check` does (exit 3, not-found).
   NameError why = NameError::None;
-  if (auto name = parse_device_name(device_arg, &why); !name && why == NameError::BadName) {
-    return fail(kUsage, name.error());
+  if (auto name = parse_device_name(device_arg, &why); !name && why != NameError::NotFound) {
+    return fail(name_exit(why), name.error());
   }
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));

@@ -78,6 +78,7 @@ json verdict_json(const safety::Verdict& v) {
           {"mounts", v.mounts},
           {"swaps", v.swaps},
           {"holders", v.holders},
+          {"layers", v.layers},
           {"sampler", sampled_json(v.sampled)}};
 }
 
@@ -103,6 +104,7 @@ std::string verdict_text(const safety::Verdict& v) {
   for (const auto& m : v.mounts) o << "  mounted at " << m << "\n";
   for (const auto& s : v.swaps) o << "  active swap " << s << "\n";
   for (const auto& h : v.holders) o << "  held by " << h << "\n";
+  for (const auto& l : v.layers) o << "  in use through " << l << "\n";
   if (v.mode == safety::Mode::Write) o << "  zero sampler: " << sampled_text(v.sampled) << "\n";
   return o.str();
 }

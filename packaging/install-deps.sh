@@ -6,7 +6,7 @@ set -euo pipefail
 build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog-dev
             nlohmann-json3-dev catch2 util-linux)
 # The integration tests put real signatures on loop devices with the real tools.
-test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 fio
+test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 mdadm fio
            python3 python3-yaml kmod time groff-base dpkg-dev rpm cpio chromium ansible)
 # The QEMU test bed (tests/vm/): the guest boots Debian's kernel (fetched by apt-get download
 # at test time) with a busybox initramfs and stacks dm, md and LVM on its disks.

@@ -34,13 +34,13 @@ BlkidProbe::~BlkidProbe() {
   if (pr_) blkid_free_probe(pr_);
 }
 
-Result<BlkidProbe> BlkidProbe::over(int fd, const std::string& path) {
+Result<BlkidProbe> BlkidProbe::over(int fd, const std::string& path, uint64_t offset, uint64_t size) {
   errno = 0;
   blkid_probe raw = blkid_new_probe();
   if (!raw) return make_error(blkid_error("blkid_new_probe", path, errno ? errno : ENOMEM));
   BlkidProbe p(raw);
   errno = 0;
-  if (blkid_probe_set_device(raw, fd, 0, 0) != 0) {
+  if (blkid_probe_set_device(raw, fd, static_cast<blkid_loff_t>(offset), static_cast<blkid_loff_t>(size)) != 0) {
     return make_error(blkid_error("blkid_probe_set_device", path, errno));
   }
   // wipefs' setup: every superblock, even one with a bad checksum, with its magic offset.

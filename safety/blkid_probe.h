@@ -1,6 +1,7 @@
 // BlkidProbe: one libblkid probe over an open descriptor; the only place that calls blkid_*.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +24,9 @@ class BlkidProbe {
   // A probe over `fd` (not taken over) with the superblock chain (type, usage, magic offset,
   // bad checksums too) and the partition chain (magic offset, GPT even without its
   // protective MBR) enabled, as wipefs sets it up.
-  static Result<BlkidProbe> over(int fd, const std::string& path);
+  // `offset`/`size` (0: to the end) probe a range as if it were the device: a partition
+  // whose table is gone.
+  static Result<BlkidProbe> over(int fd, const std::string& path, uint64_t offset = 0, uint64_t size = 0);
 
   // Every signature, found as wipefs finds them: blkid_do_probe until it says done, so an
   // ambivalent device (ext4 over an old swap) shows all it holds.

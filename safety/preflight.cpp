@@ -11,6 +11,7 @@
 #include <set>
 
 #include "diskprobe/core/block_header.h"
+#include "diskprobe/safety/deep_probe.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/safety/sampler.h"
 
@@ -100,6 +101,45 @@ class Topology {
     if (auto dm = root_.read_sys("class/block/" + h + "/dm/name")) return h + " (device-mapper " + *dm + ")";
     if (root_.sys_exists("class/block/" + h + "/md")) return h + " (RAID)";
     return h;
+  }
+
+  // A loop device's backing file ("/dev/loop3", "/var/tmp/a.img"), " (deleted)" cut off;
+  // empty for anything else or a loop device with none.
+  std::string backing_file(std::string_view name) const {
+    auto text = root_.read_sys("class/block/" + std::string(name) + "/loop/backing_file");
+    if (!text) return {};
+    std::string f = *text;
+    while (!f.empty() && (f.back() == '\n' || f.back() == ' ')) f.pop_back();
+    constexpr std::string_view kDeleted = " (deleted)";
+    if (f.size() > kDeleted.size() && f.compare(f.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0)
+      f.resize(f.size() - kDeleted.size());
+    return f;
+  }
+
+  std::string loop_offset(std::string_view name) const {
+    auto text = root_.read_sys("class/block/" + std::string(name) + "/loop/offset");
+    if (!text) return "0";
+    std::string o = *text;
+    while (!o.empty() && (o.back() == '\n' || o.back() == ' ')) o.pop_back();
+    return o.empty() ? "0" : o;
+  }
+
+  std::vector<std::string> slaves(std::string_view name) const {
+    return root_.list_sys("class/block/" + std::string(name) + "/slaves");
+  }
+
+  std::vector<std::string> all() const { return root_.list_sys("class/block"); }
+
+  // "a device-mapper device (vg0-data)", "an md RAID device", "a bcache device".
+  std::string layer_kind(const std::string& u) const {
+    if (auto dm = root_.read_sys("class/block/" + u + "/dm/name")) {
+      std::string n = *dm;
+      while (!n.empty() && n.back() == '\n') n.pop_back();
+      return "a device-mapper device (" + n + ")";
+    }
+    if (root_.sys_exists("class/block/" + u + "/md")) return "an md RAID device";
+    if (root_.sys_exists("class/block/" + u + "/bcache")) return "a bcache device";
+    return "a block device";
   }
 
   // Every member of the btrfs filesystem that has `member` among its devices.
@@ -212,7 +252,10 @@ class Preflight {
   // `held`: recheck through the descriptor a run holds instead of opening the device.
   void run(std::string_view arg, bool hold, const Fd* held) {
     v_.device = std::string(arg);
-    if (!resolve(arg)) return;
+    if (!resolve(arg)) {
+      v_.sampled.skipped = "refused already: " + v_.reasons.front().code;
+      return;
+    }
     const BlockDevice& d = out_.device;
     nodes_.push_back(Node{d.name, DevNum{d.major, d.minor}, false});
     for (const auto& p : d.partitions) nodes_.push_back(Node{p, topo_.devnum(p), true});
@@ -237,7 +280,9 @@ class Preflight {
     check_mounted();
     check_swap();
     check_holders();
+    check_layers();
     Fd fd = probe(held);
+    if (mode_ == Mode::Write && v_.probed) deep(held ? *held : fd);
     if (mode_ == Mode::Write) check_partitions();
     if (mode_ == Mode::Write) check_read_only();
     sample(held ? *held : fd);
@@ -296,6 +341,31 @@ class Preflight {
             ": a used disk can hold data no signature announces, and " + std::string(kNoTouch) +
             "; pass --allow-nonzero if that data can go, or use a fresh disk (a new cloud disk reads "
             "zeroes)");
+  }
+
+  // What libblkid's probe of the whole device cannot see (deep_probe.h); writing only, as
+  // signatures refuse only writing.
+  void deep(const Fd& fd) {
+    const BlockDevice& d = out_.device;
+    DeepProbed r = deep_probe(prober_, fd, d.path, d.size_bytes, d.logical_block_size, device_identity(d),
+                              v_.signatures);
+    if (!r.ok) {
+      add(code::kCannotProbe, "cannot check " + d.path + " for data beyond its first sectors: " + r.error + "; " +
+                                  std::string(kRefuseUnchecked) + " (check the device's health with dmesg)");
+      return;
+    }
+    for (const auto& f : r.findings) {
+      std::string what = f.what;
+      if (f.signature) {
+        what = describe(*f.signature) + " starting at byte " + std::to_string(f.start) + " (its signature at byte " +
+               std::to_string(f.offset) + ")";
+      }
+      add(f.nonzero ? code::kNonzeroData : code::kSignature,
+          d.path + " holds " + what + " (" + f.why + "): " + std::string(kNoTouch) +
+              (f.nonzero ? "; zero it (blkdiscard, or dd if=/dev/zero) only if you are sure"
+                         : "; wipe it (wipefs -a --offset, or zero the device) only if you are sure, or use an "
+                           "empty disk"));
+    }
   }
 
   void add(std::string_view c, std::string message) {
@@ -400,6 +470,79 @@ class Preflight {
               "; take that down first (umount, then cryptsetup close, vgchange -an or mdadm --stop) "
               "or pick another device");
     }
+  }
+
+  // Block devices built on the target that holders/ does not show (loop devices take no claim
+  // and leave it empty): loop devices over the target or a partition of it (any offset),
+  // loop devices over the target's own backing file, and anything whose slaves/ names one of
+  // them; then what is built on those, and so on.
+  void check_layers() {
+    const BlockDevice& d = out_.device;
+    std::set<std::string> below;  // the target, its partitions, and every layer found so far
+    for (const auto& n : nodes_) below.insert(n.name);
+    std::set<std::string> reported(d.holders.begin(), d.holders.end());
+    for (const auto& n : nodes_) {
+      if (!n.partition_of_target) continue;
+      for (const auto& h : topo_.holders(n.name)) reported.insert(h);
+    }
+    const std::string own_backing = topo_.backing_file(d.name);
+    auto own_file = own_backing.empty() ? std::nullopt : prober_.stat_path(own_backing);
+    const auto names = topo_.all();
+    std::vector<std::string> found;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const auto& u : names) {
+        if (below.count(u)) continue;
+        std::string how = layer_over(u, below, own_backing, own_file);
+        if (how.empty()) continue;
+        below.insert(u);
+        grew = true;
+        if (!reported.count(u)) found.push_back(u + " (" + how + in_use_by(u) + ")");
+      }
+    }
+    if (found.empty()) return;
+    for (const auto& f : found) v_.layers.push_back(f);
+    add(code::kInUse, d.path + " is in use through " + join(found, ", ") + ": " + std::string(kNoTouch) +
+                          "; take that down first (umount, swapoff, then losetup -d, dmsetup remove or "
+                          "mdadm --stop) or pick another device");
+  }
+
+  // How `u` is built on one of `below`, or empty when it is not.
+  std::string layer_over(const std::string& u, const std::set<std::string>& below, const std::string& own_backing,
+                         const std::optional<PathDevice>& own_file) const {
+    for (const auto& s : topo_.slaves(u)) {
+      if (below.count(s)) return topo_.layer_kind(u) + " over /dev/" + s;
+    }
+    std::string file = topo_.backing_file(u);
+    if (file.empty()) return {};
+    std::string from = " from byte " + topo_.loop_offset(u);
+    if (auto dev = block_device_at(file, topo_, prober_)) {
+      std::string n = topo_.name_of(*dev);
+      if (below.count(n)) return "a loop device over /dev/" + n + from;
+    }
+    if (own_backing.empty()) return {};
+    bool same = file == own_backing;
+    if (!same && own_file) {
+      auto st = prober_.stat_path(file);
+      same = st && !st->is_block && !own_file->is_block && st->dev == own_file->dev && st->ino == own_file->ino;
+    }
+    if (same) return "a loop device over " + own_backing + from + ", the backing file of " + out_.device.path;
+    return {};
+  }
+
+  // ", mounted at /mnt (ext4)", ", active swap": what makes the layer matter.
+  std::string in_use_by(const std::string& u) const {
+    auto dev = topo_.devnum(u);
+    if (!dev) return {};
+    std::string s;
+    for (const auto& m : mounts_) {
+      if (std::find(m.devs.begin(), m.devs.end(), *dev) != m.devs.end())
+        s += ", mounted at " + m.entry.mount_point + " (" + m.entry.fstype + ")";
+    }
+    for (const auto& sw : swaps_) {
+      if (sw.dev && *sw.dev == *dev) s += ", active swap";
+    }
+    return s;
   }
 
   // Opens read-only, exclusively in write mode: that is the busy check. When it is busy the

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <numeric>
 #include <random>
 
 #include "diskprobe/core/block_header.h"
@@ -102,81 +104,110 @@ size_t unpoison(uint8_t* buf, size_t len, uint64_t seed, uint64_t offset) {
 
 enum class Owner { None, Own, Other };
 
-// A valid header at `p` (absolute position `abs`): the magic, a known version, and an offset
-// field that says it sits where it was written.
-Owner header_owner(const uint8_t* p, size_t avail, uint64_t abs, uint64_t device_id) {
-  auto h = decode_block_header(p, avail);
-  if (!h || h->offset != abs) return Owner::None;
-  return h->device_id == device_id ? Owner::Own : Owner::Other;
-}
-
-struct Found {
+// A valid header: the magic, a known version, and an offset field that says it sits where it
+// was written (absolute position `at`).
+struct Header {
   Owner owner = Owner::None;
-  size_t at = 0;
+  uint64_t at = 0;
+  uint64_t run = 0;
 };
 
-// Every valid header in buf[from, len), in order, handed to `f`.
-template <class F>
-void for_each_header(const uint8_t* buf, size_t len, size_t from, uint64_t base, uint64_t device_id, F f) {
+Header header_at(const uint8_t* p, size_t avail, uint64_t abs, uint64_t device_id) {
+  auto h = decode_block_header(p, avail);
+  if (!h || h->offset != abs) return Header{};
+  return Header{h->device_id == device_id ? Owner::Own : Owner::Other, abs, h->run_id};
+}
+
+// Every valid header in buf[0, len) (buf sits at absolute `base`), in order.
+std::vector<Header> headers_in(const uint8_t* buf, size_t len, uint64_t base, uint64_t device_id) {
+  std::vector<Header> found;
+  size_t from = 0;
   while (from + kBlockHeaderBytes <= len) {
     const void* m = ::memmem(buf + from, len - from, kBlockMagic, sizeof kBlockMagic);
-    if (!m) return;
+    if (!m) break;
     size_t at = static_cast<size_t>(static_cast<const uint8_t*>(m) - buf);
-    Owner o = header_owner(buf + at, len - at, base + at, device_id);
-    if (o != Owner::None) f(Found{o, at});
+    Header h = header_at(buf + at, len - at, base + at, device_id);
+    if (h.owner != Owner::None) found.push_back(h);
     from = at + 1;
   }
+  return found;
 }
 
 const char* describe(Owner o) {
   return o == Owner::Other ? "diskprobe data written to another device" : "data without a diskprobe header";
 }
 
+// One sampled place, read in the first pass and judged in the second, once the block size of
+// every run seen anywhere in the sample is known.
+struct Window {
+  uint64_t offset = 0;
+  Buffer buf;
+  size_t len = 0;
+  std::vector<Header> headers;
+  Header before;  // the nearest valid header before the window, when its start is not a header
+};
+
 class Sampler {
  public:
   Sampler(const BlockReader& r, uint64_t size, uint64_t device_id, uint64_t seed, SampleReport& out)
       : r_(r), size_(size), id_(device_id), seed_(seed), out_(out) {}
 
-  bool window(uint64_t offset, size_t len) {
-    Buffer buf = aligned_buffer(len);
-    if (!buf) return fail("cannot allocate " + std::to_string(len) + " bytes for the sample");
+  // Pass 1: reads a window, its headers, and what precedes it when it starts inside a block.
+  bool read_window(uint64_t offset, size_t len) {
+    Window w;
+    w.offset = offset;
+    w.len = len;
+    w.buf = aligned_buffer(len);
+    if (!w.buf) return fail("cannot allocate " + std::to_string(len) + " bytes for the sample");
     size_t unfilled = 0;
-    if (!read(offset, buf.get(), len, &unfilled)) return false;
+    if (!read(offset, w.buf.get(), len, &unfilled)) return false;
     out_.windows++;
     if (unfilled == len) {
       out_.no_data_windows++;
       return true;
     }
-    const uint8_t* b = buf.get();
+    const uint8_t* b = w.buf.get();
     const uint8_t* nz = std::find_if(b, b + len, [](uint8_t c) { return c != 0; });
     if (nz == b + len) {
       out_.zero_windows++;
       return true;
     }
+    w.headers = headers_in(b, len, offset, id_);
+    learn(w.headers);
     size_t first = static_cast<size_t>(nz - b);
-    Found first_header{Owner::None, len};
-    bool other = false;
-    size_t other_at = 0;
-    for_each_header(b, len, first, offset, id_, [&](const Found& f) {
-      if (first_header.owner == Owner::None) first_header = f;
-      if (f.owner == Owner::Other && !other) other = true, other_at = f.at;
-    });
-    if (other) return foreign(offset + other_at, Owner::Other);
-    if (first_header.owner != Owner::None && first_header.at == first) {
-      out_.own_windows++;
-      return true;
+    if (w.headers.empty() || w.headers.front().at != offset + first) {
+      if (!lookback(offset, &w.before)) return false;
     }
-    // Bytes before the first header here belong to a block that started earlier.
-    Owner before = Owner::None;
-    if (!lookback(offset, &before)) return false;
-    if (before != Owner::Own) return foreign(offset + first, before);
-    out_.own_windows++;
+    windows_.push_back(std::move(w));
+    return true;
+  }
+
+  // Pass 2: every nonzero byte of every nonzero window must lie in a block of this device's
+  // runs: [header, header + that run's write size).
+  bool judge() {
+    for (const auto& w : windows_) {
+      auto other = std::find_if(w.headers.begin(), w.headers.end(),
+                                [](const Header& h) { return h.owner == Owner::Other; });
+      if (other != w.headers.end()) {
+        foreign(other->at, Owner::Other);
+        continue;
+      }
+      uint64_t at = 0;
+      if (!unaccounted(w, &at)) return false;
+      if (at == kNone) {
+        out_.own_windows++;
+      } else {
+        foreign(at, w.headers.empty() && w.before.owner == Owner::Other ? Owner::Other : Owner::None);
+      }
+    }
     return true;
   }
 
   bool failed() const { return !out_.error.empty(); }
 
  private:
+  static constexpr uint64_t kNone = UINT64_MAX;
+
   bool fail(std::string e) {
     out_.error = std::move(e);
     return false;
@@ -194,14 +225,135 @@ class Sampler {
     return true;
   }
 
-  bool foreign(uint64_t at, Owner o) {
-    out_.foreign.push_back(Foreign{at, describe(o)});
+  void foreign(uint64_t at, Owner o) { out_.foreign.push_back(Foreign{at, describe(o)}); }
+
+  // Every block of one run starts at region_start + k * bs, so the distance between two of its
+  // headers is a multiple of its write size: the gcd of those distances is that size, or a
+  // multiple of it when the run wrote sparsely (then the check is looser, never stricter).
+  void learn(const std::vector<Header>& hs) {
+    for (const auto& h : hs) {
+      if (h.owner != Owner::Own) continue;
+      auto [it, added] = runs_.try_emplace(h.run, Run{h.at, 0});
+      if (added) continue;
+      uint64_t d = h.at > it->second.origin ? h.at - it->second.origin : it->second.origin - h.at;
+      it->second.bs = std::gcd(it->second.bs, d);
+    }
+  }
+
+  // The write size of `run`; 0 when the sample saw only one of its blocks.
+  uint64_t bs_of(uint64_t run) const {
+    auto it = runs_.find(run);
+    return it == runs_.end() ? 0 : it->second.bs;
+  }
+
+  // Where the block of `h` ends: its run's write size on, or (size unknown) at `next`.
+  uint64_t block_end(const Header& h, uint64_t next) const {
+    uint64_t bs = bs_of(h.run);
+    return bs ? std::min(h.at + bs, next) : next;
+  }
+
+  // The first nonzero byte of window `w` that lies in no block of this device's runs, or kNone.
+  bool unaccounted(const Window& w, uint64_t* at) {
+    const uint64_t end = w.offset + w.len;
+    // Blocks in order: the one begun before the window, then one per header in it.
+    uint64_t covered = w.offset;
+    auto next_header = [&](size_t i) { return i < w.headers.size() ? w.headers[i].at : end; };
+    if (w.before.owner == Owner::Own) covered = std::max(covered, block_end(w.before, next_header(0)));
+    uint64_t pos = w.offset;
+    for (size_t i = 0; i <= w.headers.size(); ++i) {
+      uint64_t gap_end = next_header(i);
+      // [max(pos, covered), gap_end) lies in no block seen so far: zero, or a block whose
+      // header a later run of this device overwrote, or foreign.
+      uint64_t x = std::max(pos, covered);
+      while (x < gap_end) {
+        const uint8_t* b = w.buf.get();
+        const uint8_t* nz = std::find_if(b + (x - w.offset), b + (gap_end - w.offset),
+                                         [](uint8_t c) { return c != 0; });
+        if (nz == b + (gap_end - w.offset)) break;
+        x = w.offset + static_cast<uint64_t>(nz - b);
+        uint64_t slot_end = 0;
+        if (!overwritten_block(w, x, &slot_end)) return false;
+        if (slot_end <= x) {
+          *at = x;
+          return true;
+        }
+        x = slot_end;
+      }
+      if (i == w.headers.size()) break;
+      pos = gap_end;
+      covered = block_end(w.headers[i], next_header(i + 1));
+    }
+    *at = kNone;
     return true;
   }
 
-  // The owner of the nearest valid header before `s`: through the kLookbackBytes before it,
-  // nearest chunk first, then at power-of-two aligned block starts.
-  bool lookback(uint64_t s, Owner* owner) {
+  // Byte `x` lies in no block whose header is still there. It is still this device's when, for
+  // a run seen with a known write size, the start of the block slot holding `x` carries a
+  // header of this device: a later run overwrote the start of that run's block (4 KiB
+  // random writes over a 1 MiB run). `slot_end`: the end of that slot, or 0.
+  bool overwritten_block(const Window& w, uint64_t x, uint64_t* slot_end) {
+    *slot_end = 0;
+    for (const auto& [run, r] : runs_) {
+      if (!r.bs || r.bs > kMaxAlignedLookback) continue;
+      uint64_t rel = x >= r.origin ? (x - r.origin) % r.bs : r.bs - (r.origin - x) % r.bs;
+      if (rel == r.bs) rel = 0;
+      uint64_t start = x - rel;
+      if (start == x) continue;  // x itself is a slot start with no header
+      Header h;
+      if (start >= w.offset) {
+        auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == start; });
+        if (it != w.headers.end()) h = *it;
+      } else if (!header_on_disk(start, &h)) {
+        return false;
+      }
+      if (h.owner == Owner::Own) {
+        *slot_end = start + r.bs;
+        return true;
+      }
+    }
+    return aligned_block(w, x, slot_end);
+  }
+
+  // The power-of-two aligned block starts before `x` (a run of large blocks from offset 0
+  // under a later run of small ones, whose header the linear look-back found first): a header
+  // of this device there whose block reaches `x` (to the window end while its size is unknown).
+  bool aligned_block(const Window& w, uint64_t x, uint64_t* slot_end) {
+    for (uint64_t b = 2 * kAlign; b <= kMaxAlignedLookback; b *= 2) {
+      uint64_t p = x & ~(b - 1);
+      if (p == x) continue;
+      Header h;
+      if (p >= w.offset) {
+        auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == p; });
+        if (it != w.headers.end()) h = *it;
+      } else if (!header_on_disk(p, &h)) {
+        return false;
+      }
+      if (h.owner == Owner::Own) {
+        learn({h});
+        uint64_t bs = bs_of(h.run);
+        uint64_t end = bs ? p + bs : w.offset + w.len;
+        if (end > x) {
+          *slot_end = end;
+          return true;
+        }  // a smaller block of a later run: the larger one may start further back
+      }
+      if (p == 0) break;
+    }
+    return true;
+  }
+
+  bool header_on_disk(uint64_t p, Header* h) {
+    if (!small_) small_ = aligned_buffer(kAlign);
+    if (!small_) return fail("cannot allocate the sample buffer");
+    size_t len = static_cast<size_t>(std::min<uint64_t>(kAlign, size_ - p));
+    if (!read(p, small_.get(), len)) return false;
+    *h = header_at(small_.get(), len, p, id_);
+    return true;
+  }
+
+  // The nearest valid header before `s`: through the kLookbackBytes before it, nearest chunk
+  // first, then at power-of-two aligned block starts. Headers found teach their runs' sizes.
+  bool lookback(uint64_t s, Header* found) {
     const uint64_t lo = s > kLookbackBytes ? s - kLookbackBytes : 0;
     uint64_t hi = s;
     while (hi > lo) {
@@ -210,37 +362,43 @@ class Sampler {
       Buffer buf = aligned_buffer(len);
       if (!buf) return fail("cannot allocate " + std::to_string(len) + " bytes for the sample");
       if (!read(chunk_lo, buf.get(), len)) return false;
-      Found last;
-      for_each_header(buf.get(), len, 0, chunk_lo, id_, [&](const Found& f) { last = f; });
-      if (last.owner != Owner::None) {
-        *owner = last.owner;
+      auto hs = headers_in(buf.get(), len, chunk_lo, id_);
+      learn(hs);
+      if (!hs.empty()) {
+        *found = hs.back();
         return true;
       }
       hi = chunk_lo;
     }
-    Buffer buf = aligned_buffer(kAlign);
-    if (!buf) return fail("cannot allocate the sample buffer");
     for (uint64_t b = 2 * kLookbackBytes; b <= kMaxAlignedLookback; b *= 2) {
       uint64_t p = s & ~(b - 1);
       if (p >= lo) continue;  // searched above
-      size_t len = static_cast<size_t>(std::min<uint64_t>(kAlign, size_ - p));
-      if (!read(p, buf.get(), len)) return false;
-      Owner o = header_owner(buf.get(), len, p, id_);
-      if (o != Owner::None) {
-        *owner = o;
+      Header h;
+      if (!header_on_disk(p, &h)) return false;
+      if (h.owner != Owner::None) {
+        learn({h});
+        *found = h;
         return true;
       }
       if (p == 0) break;
     }
-    *owner = Owner::None;
+    *found = Header{};
     return true;
   }
+
+  struct Run {
+    uint64_t origin = 0;  // the first header seen of it
+    uint64_t bs = 0;      // gcd of the distances to it; 0 while only one was seen
+  };
 
   const BlockReader& r_;
   uint64_t size_;
   uint64_t id_;
   uint64_t seed_;
   SampleReport& out_;
+  std::vector<Window> windows_;
+  std::map<uint64_t, Run> runs_;
+  Buffer small_;
 };
 
 }  // namespace
@@ -249,9 +407,24 @@ std::unique_ptr<BlockReader> fd_reader(const Fd& fd, std::string path, uint32_t 
   return std::make_unique<FdReader>(fd.get(), std::move(path), logical_block_size);
 }
 
-SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
+namespace {
+
+SampleReport sample_windows(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed,
+                            const std::vector<std::pair<uint64_t, size_t>>& windows) {
   SampleReport out;
   Sampler s(reader, size, device_id, seed, out);
+  bool read_all = true;
+  for (const auto& [offset, len] : windows) {
+    if (!(read_all = s.read_window(offset, len))) break;
+  }
+  if (read_all) s.judge();
+  out.ok = !s.failed();
+  return out;
+}
+
+}  // namespace
+
+SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
   const uint64_t edge = std::min(kEdgeSampleBytes, size);
   std::vector<std::pair<uint64_t, size_t>> windows;
   if (edge) windows.emplace_back(0, static_cast<size_t>(edge));
@@ -261,11 +434,15 @@ SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t 
   for (uint32_t i = 0; blocks && i < kRandomSamples; ++i) {
     windows.emplace_back(rng() % blocks * kRandomSampleBytes, kRandomSampleBytes);
   }
-  for (const auto& [offset, len] : windows) {
-    if (!s.window(offset, len)) break;
+  return sample_windows(reader, size, device_id, seed, windows);
+}
+
+SampleReport scan_whole_device(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed) {
+  std::vector<std::pair<uint64_t, size_t>> windows;
+  for (uint64_t o = 0; o < size; o += kEdgeSampleBytes) {
+    windows.emplace_back(o, static_cast<size_t>(std::min(kEdgeSampleBytes, size - o)));
   }
-  out.ok = !s.failed();
-  return out;
+  return sample_windows(reader, size, device_id, seed, windows);
 }
 
 }  // namespace diskprobe::safety

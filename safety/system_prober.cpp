@@ -47,9 +47,11 @@ class SystemProber final : public DeviceProber {
     return o;
   }
 
-  Probed probe(const Fd& fd, const std::string& path) const override {
+  Probed probe(const Fd& fd, const std::string& path) const override { return probe_range(fd, path, 0, 0); }
+
+  Probed probe_range(const Fd& fd, const std::string& path, uint64_t offset, uint64_t size) const override {
     Probed p;
-    auto pr = BlkidProbe::over(fd.get(), path);
+    auto pr = BlkidProbe::over(fd.get(), path, offset, size);
     if (!pr) {
       p.error = pr.error();
       return p;
@@ -77,6 +79,7 @@ class SystemProber final : public DeviceProber {
     d.is_block = S_ISBLK(st.st_mode);
     d.rdev = devnum(st.st_rdev);
     d.dev = devnum(st.st_dev);
+    d.ino = st.st_ino;
     return d;
   }
 };

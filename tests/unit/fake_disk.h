@@ -29,9 +29,11 @@ class Disk final : public diskprobe::safety::BlockReader {
  public:
   explicit Disk(uint64_t size) : size_(size) {}
 
-  // The engine's writes: blocks of `bs` at start + k*bs, k < nblocks, where `written(k)`.
+  // The engine's writes: blocks of `bs` at start + k*bs, k < nblocks, where `written(k)`;
+  // each call is one run, with its own run_id.
   void blocks(uint64_t start, uint64_t bs, uint64_t nblocks, uint64_t device_id,
               std::function<bool(uint64_t)> written = nullptr, uint64_t header_offset_skew = 0) {
+    const uint64_t run_id = ++runs_;
     layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t len) {
       if (off + len <= start) return;
       uint64_t first = off > start ? (off - start) / bs : 0;
@@ -42,7 +44,7 @@ class Disk final : public diskprobe::safety::BlockReader {
         uint8_t head[diskprobe::kBlockHeaderBytes];
         diskprobe::BlockHeader h;
         h.device_id = device_id;
-        h.run_id = 7;
+        h.run_id = run_id;
         h.offset = b + header_offset_skew;
         h.seq = k + 1;
         diskprobe::encode_block_header(head, h);
@@ -55,6 +57,14 @@ class Disk final : public diskprobe::safety::BlockReader {
     });
   }
   void random(uint64_t offset, uint64_t len) { fill(offset, len, true); }
+  // These bytes at `offset` (a superblock, a label).
+  void put(uint64_t offset, std::vector<uint8_t> bytes) {
+    layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t n) {
+      for (uint64_t i = 0; i < bytes.size(); ++i) {
+        if (offset + i >= off && offset + i < off + n) buf[offset + i - off] = bytes[i];
+      }
+    });
+  }
   void zero(uint64_t offset, uint64_t len) { fill(offset, len, false); }
 
   // Reads touching [fail_from, fail_to) fail with `fail_errno` (0: a short read instead).
@@ -88,6 +98,7 @@ class Disk final : public diskprobe::safety::BlockReader {
   }
 
   uint64_t size_;
+  uint64_t runs_ = 0;
   std::vector<std::function<void(uint8_t*, uint64_t, uint64_t)>> layers_;
 };
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,9 @@ class FakeProber final : public DeviceProber {
   std::vector<Signature> signatures;
   bool ro = false;
   mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
-  const BlockReader* disk = nullptr;       // what the sampler reads; null: the real fd_reader
+  const BlockReader* disk = nullptr;       // what the sampler reads; null: a blank disk
+  bool real_reader = false;                // with disk null: the real fd_reader (over /dev/null)
+  fake::Disk blank{1ull << 50};
   mutable std::vector<int> sampled_fds;    // the descriptors the sampler read through
 
   Opened open(const std::string& path, bool exclusive) const override {
@@ -74,16 +77,27 @@ class FakeProber final : public DeviceProber {
     if (p.ok) p.signatures = signatures;
     return p;
   }
+  // What libblkid finds over a range from each offset (the deep probe's partition starts).
+  std::map<uint64_t, std::vector<Signature>> range_signatures;
+  mutable std::vector<uint64_t> ranges_probed;
+  Probed probe_range(const Fd&, const std::string&, uint64_t offset, uint64_t) const override {
+    ranges_probed.push_back(offset);
+    Probed p;
+    p.ok = probe_error.empty();
+    p.error = probe_error;
+    if (auto it = range_signatures.find(offset); p.ok && it != range_signatures.end()) p.signatures = it->second;
+    return p;
+  }
   std::optional<bool> read_only(const Fd&) const override { return ro; }
   std::unique_ptr<BlockReader> reader(const Fd& fd, const std::string& path, uint32_t lbs) const override {
     sampled_fds.push_back(fd.get());
-    if (!disk) return DeviceProber::reader(fd, path, lbs);
+    if (!disk && real_reader) return DeviceProber::reader(fd, path, lbs);
     struct Forward final : BlockReader {
       const BlockReader& to;
       explicit Forward(const BlockReader& t) : to(t) {}
       diskprobe::Status read(uint64_t o, uint8_t* b, size_t n) const override { return to.read(o, b, n); }
     };
-    return std::make_unique<Forward>(*disk);
+    return std::make_unique<Forward>(disk ? *disk : blank);
   }
   std::optional<PathDevice> stat_path(const std::string& path) const override {
     auto it = stats.find(path);
@@ -129,6 +143,11 @@ class FakeSystem {
   }
   void set(const std::string& name, const std::string& attr, const std::string& value) {
     write(sys("class/block/" + name) / attr, value + "\n");
+  }
+  // `name` is a loop device over `backing` from byte `offset`.
+  void loop(const std::string& name, const std::string& backing, uint64_t offset = 0) {
+    set(name, "loop/backing_file", backing);
+    set(name, "loop/offset", std::to_string(offset));
   }
   void mountinfo(const std::string& text) { write(proc("self/mountinfo"), text); }
   void swaps(const std::string& text) { write(proc("swaps"), text); }
@@ -668,6 +687,7 @@ TEST_CASE("paranoid: a sampler read that fails refuses with cannot-probe (fail c
   }
   SECTION("the real reader over a descriptor that reads nothing (/dev/null)") {
     f.prober.disk = nullptr;
+    f.prober.real_reader = true;
     auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto), f.prober).verdict;
     INFO(v.summary());
     CHECK(codes(v) == Codes{"cannot-probe"});
@@ -682,10 +702,291 @@ TEST_CASE("paranoid: recheck samples again through the held descriptor", "[safet
   f.prober.disk = &d;
   auto c = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Auto, false, true), f.prober);
   REQUIRE(c.hold.valid());
-  REQUIRE(f.prober.sampled_fds.size() == 1);
-  CHECK(f.prober.sampled_fds[0] == c.hold.get());  // the sample is read through the claim
+  REQUIRE(f.prober.sampled_fds.size() == 2);  // the deep probe, then the sampler
+  for (int fd : f.prober.sampled_fds) CHECK(fd == c.hold.get());  // both read through the claim
   CHECK(recheck(f.root(), c, f.prober).safe());
   d.random(0, 4096);  // someone wrote to it without claiming it
   CHECK(codes(recheck(f.root(), c, f.prober)) == Codes{"nonzero-data"});
   CHECK(f.prober.sampled_fds.back() == c.hold.get());
+}
+
+namespace {
+
+// Little- and big-endian fields into a superblock image.
+void put_le(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void put_be(std::vector<uint8_t>& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * (n - 1 - i)));
+}
+void put_str(std::vector<uint8_t>& b, size_t at, const char* s) { std::memcpy(&b[at], s, std::strlen(s)); }
+
+std::vector<uint8_t> ext_backup(uint64_t log_bs, uint64_t per_group, uint64_t group) {
+  std::vector<uint8_t> sb(1024, 0);
+  put_le(sb, 56, 0xEF53, 2);
+  put_le(sb, 24, log_bs, 4);
+  put_le(sb, 32, per_group, 4);
+  put_le(sb, 90, group, 2);
+  return sb;
+}
+
+std::string all_messages(const Verdict& v) {
+  std::string s;
+  for (const auto& r : v.reasons) s += r.message + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("deep probe: backup superblocks libblkid does not read refuse writing, with their offset", "[safety][deep]") {
+  const uint64_t size = 1ull << 30;
+  struct Case {
+    const char* what;
+    uint64_t at;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<uint8_t> btrfs(4096, 0), xfs(512, 0);
+  put_str(btrfs, 0x40, "_BHRfS_M");
+  put_le(btrfs, 0x30, 64ull << 20, 8);
+  put_str(xfs, 0, "XFSB");
+  put_be(xfs, 4, 4096, 4);
+  put_be(xfs, 84, 65536, 4);  // 1 GiB in 4 AGs of 65536 blocks
+  const std::vector<Case> cases = {
+      {"ext4, 4 KiB blocks, group 1", 128ull << 20, ext_backup(2, 32768, 1)},
+      {"ext4, 4 KiB blocks, group 3 only", 3 * (128ull << 20), ext_backup(2, 32768, 3)},
+      {"ext2, 1 KiB blocks, group 5", (1 + 5 * 8192ull) * 1024, ext_backup(0, 8192, 5)},
+      {"ext4 at 1 MiB (a wiped table), 4 KiB blocks, group 1", (1ull << 20) + (128ull << 20), ext_backup(2, 32768, 1)},
+      {"btrfs copy at 64 MiB", 64ull << 20, btrfs},
+      {"xfs AG 1", 256ull << 20, xfs},
+      {"xfs AG 3", 768ull << 20, xfs},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      FakeSystem f;
+      f.disk("vdc", kVdc, size / 512);
+      fake::Disk d(size);
+      d.put(c.at, c.bytes);
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      INFO(v.summary());
+      CHECK(codes(v) == Codes{"signature"});
+      CHECK(all_messages(v).find("at byte " + std::to_string(c.at)) != std::string::npos);
+      // Reading is not refused for what is on the device.
+      CHECK(preflight(f.root(), "vdc", Mode::Read, paranoid(Paranoid::Off), f.prober).verdict.safe());
+    }
+  }
+  SECTION("near misses are not superblocks: a magic alone, or fields that do not fit where it sits") {
+    FakeSystem f;
+    f.disk("vdc", kVdc, size / 512);
+    fake::Disk d(size);
+    d.put(128ull << 20, ext_backup(2, 32768, 2));  // group 2 is not where it sits
+    d.put(3 * (128ull << 20), ext_backup(0, 32768, 3));  // block size does not fit
+    std::vector<uint8_t> moved = btrfs;
+    put_le(moved, 0x30, 0, 8);  // a copy of the primary, not the 64 MiB copy
+    d.put(64ull << 20, moved);
+    f.prober.disk = &d;
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(v.safe());
+  }
+}
+
+TEST_CASE("deep probe: libblkid at the first-partition starts and at what leftover tables name", "[safety][deep]") {
+  const uint64_t size = 1ull << 30;
+  FakeSystem f;
+  f.disk("vdc", kVdc, size / 512);
+  fake::Disk d(size);
+  f.prober.disk = &d;
+  SECTION("an ext4 at 1 MiB after wipefs -a of the disk") {
+    f.prober.range_signatures[1ull << 20] = {Signature{"ext4", "filesystem", 1080, false}};
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(codes(v) == Codes{"signature"});
+    CHECK(all_messages(v).find("ext4 filesystem starting at byte 1048576 (its signature at byte 1049656)") !=
+          std::string::npos);
+    CHECK(all_messages(v).find("was the table wiped?") != std::string::npos);
+  }
+  SECTION("the usual starts are probed: 34 and 63 sectors, 1 MiB") {
+    preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober);
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at == std::set<uint64_t>{34 * 512, 63 * 512, 1ull << 20});
+  }
+  SECTION("starts named by a leftover MBR entry and by the backup GPT's entries") {
+    std::vector<uint8_t> mbr(512, 0);
+    mbr[446 + 4] = 0x83;
+    put_le(mbr, 446 + 8, 8192, 4);
+    put_le(mbr, 446 + 12, 65536, 4);
+    d.put(0, mbr);
+    std::vector<uint8_t> entry(128, 0);
+    entry[0] = 0xaf;  // a type GUID that is not zero
+    put_le(entry, 32, 4096, 8);
+    put_le(entry, 40, 100000, 8);
+    d.put(size - 512 - 128 * 128, entry);
+    f.prober.range_signatures[4096 * 512] = {Signature{"xfs", "filesystem", 0, false}};
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at.count(8192 * 512));
+    CHECK(at.count(4096 * 512));
+    CHECK(all_messages(v).find("xfs filesystem starting at byte 2097152") != std::string::npos);
+  }
+  SECTION("a damaged backup GPT header (magic erased) still says where its entries are") {
+    std::vector<uint8_t> hdr(512, 0);  // "EFI PART" erased by wipefs, the rest left
+    put_le(hdr, 72, 1000, 8);          // entries at LBA 1000, not before the last LBA
+    put_le(hdr, 80, 128, 4);
+    put_le(hdr, 84, 128, 4);
+    d.put(size - 512, hdr);
+    std::vector<uint8_t> entry(128, 0);
+    entry[3] = 0x11;
+    put_le(entry, 32, 10240, 8);
+    put_le(entry, 40, 20000, 8);
+    d.put(1000 * 512 + 128, entry);  // the second entry
+    preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober);
+    std::set<uint64_t> at(f.prober.ranges_probed.begin(), f.prober.ranges_probed.end());
+    CHECK(at.count(10240 * 512));
+  }
+  SECTION("a libblkid error there refuses, as everywhere") {
+    f.prober.probe_error = "blkid_do_probe(/dev/vdc): libblkid error";
+    auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+    CHECK(v.has(code::kCannotProbe));
+  }
+}
+
+TEST_CASE("deep probe: a device of 8 MiB or less is read whole", "[safety][deep]") {
+  for (uint64_t size : {uint64_t{1} << 20, uint64_t{1536} << 10, uint64_t{8} << 20}) {
+    FakeSystem f;
+    f.disk("vdc", kVdc, size / 512);
+    SECTION("blank passes, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      f.prober.disk = &d;
+      CHECK(preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict.safe());
+    }
+    SECTION("an LVM label (sector 1) refuses, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      std::vector<uint8_t> label(32, 0);
+      put_str(label, 0, "LABELONE");
+      put_str(label, 24, "LVM2 001");
+      d.put(512, label);
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      CHECK(codes(v) == Codes{"nonzero-data"});
+      CHECK(all_messages(v).find("at byte 512") != std::string::npos);
+    }
+    SECTION("md 0.90 (64 KiB before the end) and 1.2 (at 4 KiB) superblocks refuse, size " + std::to_string(size)) {
+      for (uint64_t at : {uint64_t{(size & ~uint64_t{0xffff}) - 0x10000}, uint64_t{4096}}) {
+        fake::Disk d(size);
+        d.put(at, {0xfc, 0x4e, 0x2b, 0xa9});
+        f.prober.disk = &d;
+        auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+        CHECK(codes(v) == Codes{"nonzero-data"});
+        CHECK(all_messages(v).find("at byte " + std::to_string(at)) != std::string::npos);
+      }
+    }
+    SECTION("diskprobe's own blocks (a killed run) pass, size " + std::to_string(size)) {
+      fake::Disk d(size);
+      d.blocks(0, 4096, size / 4096, diskprobe::device_identity_from("", "", "", "vdc", size));
+      f.prober.disk = &d;
+      auto v = preflight(f.root(), "vdc", Mode::Write, paranoid(Paranoid::Off), f.prober).verdict;
+      CHECK(v.safe());
+    }
+  }
+}
+
+TEST_CASE("in use through the back doors: loop devices over the target, its backing file, layers in slaves/",
+          "[safety][layers]") {
+  const DevNum kLoop2{7, 2}, kLoop3{7, 3}, kLoop4{7, 4}, kDm1{253, 1};
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.partition("vdc", "vdc1", kVdc1);
+  f.disk("loop2", kLoop2);
+  f.disk("loop3", kLoop3);
+  f.disk("loop4", kLoop4);
+  f.disk("dm-1", kDm1);
+  f.prober.stats["/dev/vdc"] = PathDevice{true, kVdc, {0, 6}, 0};
+  f.prober.stats["/dev/vdc1"] = PathDevice{true, kVdc1, {0, 6}, 0};
+  auto both_modes = [&](const std::string& dev, const std::string& expect) {
+    for (Mode m : {Mode::Write, Mode::Read}) {
+      auto v = check(f, dev, m);
+      INFO(to_string(m) << ": " << v.summary());
+      CHECK(v.has(code::kInUse));
+      CHECK(all_messages(v).find(expect) != std::string::npos);
+      CHECK_FALSE(v.layers.empty());
+    }
+  };
+  SECTION("a loop device over the disk at an offset (losetup -o 1M), mounted") {
+    f.loop("loop3", "/dev/vdc", 1 << 20);
+    f.mountinfo("30 1 7:3 / /mnt/data rw - ext4 /dev/loop3 rw\n");
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc from byte 1048576, mounted at /mnt/data (ext4))");
+  }
+  SECTION("a loop device over a partition of the disk, as active swap") {
+    f.loop("loop3", "/dev/vdc1");
+    f.swaps("Filename Type Size Used Priority\n/dev/loop3 partition 1024 0 -2\n");
+    f.prober.stats["/dev/loop3"] = PathDevice{true, kLoop3, {0, 6}, 0};
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc1 from byte 0, active swap)");
+  }
+  SECTION("a deleted backing file name still names the device") {
+    f.loop("loop3", "/dev/vdc (deleted)");
+    both_modes("vdc", "loop3 (a loop device over /dev/vdc");
+  }
+  SECTION("a second loop device over the target's backing file, by name or by inode") {
+    f.loop("loop2", "/var/tmp/a.img");
+    f.prober.stats["/var/tmp/a.img"] = PathDevice{false, {}, {8, 1}, 1234};
+    SECTION("the same name") {
+      f.loop("loop3", "/var/tmp/a.img", 4096);
+      both_modes("loop2", "loop3 (a loop device over /var/tmp/a.img from byte 4096, the backing file of /dev/loop2)");
+    }
+    SECTION("another name for the same file (a hard link)") {
+      f.loop("loop3", "/var/tmp/link.img");
+      f.prober.stats["/var/tmp/link.img"] = PathDevice{false, {}, {8, 1}, 1234};
+      both_modes("loop2", "loop3 (a loop device over /var/tmp/a.img");
+    }
+    SECTION("another file is not the target") {
+      f.loop("loop3", "/var/tmp/b.img");
+      f.prober.stats["/var/tmp/b.img"] = PathDevice{false, {}, {8, 1}, 99};
+      CHECK(check(f, "loop2", Mode::Write).safe());
+    }
+  }
+  SECTION("a device-mapper layer over a loop over the disk: the whole chain") {
+    f.loop("loop3", "/dev/vdc", 1 << 20);
+    fs::create_directories(f.root().sysfs() + "/class/block/dm-1/slaves/loop3");
+    f.set("dm-1", "dm/name", "vg-data");
+    both_modes("vdc", "dm-1 (a device-mapper device (vg-data) over /dev/loop3)");
+  }
+  SECTION("a layer found through slaves/ when holders/ is empty") {
+    fs::create_directories(f.root().sysfs() + "/class/block/dm-1/slaves/vdc");
+    both_modes("vdc", "dm-1 (a block device over /dev/vdc)");
+  }
+  SECTION("holders/ already named it: one reason, not two") {
+    f.stack("vdc", "dm-1");
+    auto v = check(f, "vdc", Mode::Read);
+    CHECK(codes(v) == Codes{"holders"});
+  }
+  SECTION("loop devices over other things leave the disk alone") {
+    f.loop("loop3", "/var/tmp/other.img");
+    f.loop("loop4", "/dev/loop2");
+    auto v = check(f, "vdc", Mode::Read);  // (writing is refused for its partition)
+    INFO(v.summary());
+    CHECK(v.safe());
+  }
+}
+
+TEST_CASE("in use through a loop device: the loop-over-target fixture tree", "[safety][layers]") {
+  const std::string dir = std::string(DISKPROBE_FIXTURES) + "/safety/loop-over-target";
+  SysRoot root(dir + "/sys", dir + "/proc");
+  FakeProber prober;
+  prober.rdev["/dev/loop0"] = DevNum{7, 0};
+  for (Mode m : {Mode::Write, Mode::Read}) {
+    auto v = preflight(root, "loop0", m, false, prober).verdict;
+    INFO(v.summary());
+    CHECK(codes(v) == Codes{"in-use"});
+    REQUIRE(v.layers.size() == 1);
+    CHECK(v.layers[0] == "loop1 (a loop device over /dev/loop0 from byte 1048576, mounted at /mnt/scratch (ext4))");
+  }
+}
+
+TEST_CASE("a name that does not resolve says why the sampler did not run: never 'not run ()'", "[safety]") {
+  FakeSystem f;
+  for (const char* arg : {"../etc", "nosuchdisk9", ""}) {
+    auto v = check(f, arg, Mode::Write);
+    INFO(arg << ": " << v.summary());
+    CHECK_FALSE(v.sampled.ran);
+    CHECK(v.sampled.skipped.rfind("refused already: ", 0) == 0);
+  }
 }

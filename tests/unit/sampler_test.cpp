@@ -189,12 +189,81 @@ TEST_CASE("sampler: foreign data is found, with its offsets", "[sampler]") {
     CHECK(r.foreign.size() == r.windows);
     CHECK(r.own_windows == 0);
   }
-  SECTION("large blocks at an offset the aligned look-back cannot see are refused, not passed") {
+  SECTION("large blocks at an offset the aligned look-back cannot see pass once two headers teach the size") {
+    // Seed 9 samples two windows within a MiB after a block start: the run's 4 MiB size is
+    // learnt, and the block slots of the others start with this device's headers.
     fake::Disk d(size);
     written_by_run(d, size, 512, 4 * kMiB);
     auto r = sample_for_data(d, size, kId, 9);
     REQUIRE(r.ok);
-    CHECK_FALSE(r.foreign.empty());
+    CHECK(r.foreign.empty());
+  }
+}
+
+// What a write run killed before its zeroing leaves: every block, edges included.
+void written_by_killed_run(fake::Disk& d, uint64_t size, uint64_t start, uint64_t bs) {
+  d.blocks(start, bs, (size - start) / bs, kId);
+}
+
+TEST_CASE("sampler: 64 KiB of random data written into a region written by a bs=4k run is refused",
+          "[sampler]") {
+  // Regression: one header in a window made the sampler trust the whole window.
+  const uint64_t size = 256 * kMiB;
+  struct Case {
+    const char* what;
+    uint64_t bs, at, len;
+  };
+  const std::vector<Case> cases = {
+      {"bs 4k, 64 KiB at a block start", 4096, 256 * 1024, 64 * 1024},
+      {"bs 4k, 64 KiB off the block grid", 4096, 256 * 1024 + 100, 64 * 1024},
+      {"bs 4k, 4 KiB: one whole block", 4096, 512 * 1024, 4096},
+      {"bs 512, 1 KiB", 512, 300 * 1024, 1024},
+      {"bs 16k, 64 KiB", 16384, 128 * 1024, 64 * 1024},
+      {"bs 64k, 64 KiB over one block", 65536, 128 * 1024, 64 * 1024},
+      {"bs 128k, 64 KiB over a block start", 131072, 256 * 1024, 64 * 1024},
+      {"bs 4k, across the end of the first MiB", 4096, kMiB - 32 * 1024, 64 * 1024},
+      {"bs 4k, across the start of the last MiB", 4096, size - kMiB - 32 * 1024, 64 * 1024},
+      {"bs 4k, at the very end", 4096, size - 64 * 1024, 64 * 1024},
+      {"bs 1m, over the header of the first block", kMiB, 0, 64 * 1024},
+      {"bs 1m, over the header of the last block", kMiB, size - kMiB, 64 * 1024},
+  };
+  for (const auto& c : cases) {
+    for (uint64_t seed : {1, 2, 3}) {
+      fake::Disk d(size);
+      written_by_killed_run(d, size, 0, c.bs);
+      d.random(c.at, c.len);
+      auto r = sample_for_data(d, size, kId, seed);
+      INFO(c.what << " seed " << seed << ": " << r.error << offsets(r));
+      REQUIRE(r.ok);
+      REQUIRE_FALSE(r.foreign.empty());
+      bool inside = false;
+      for (const auto& f : r.foreign) inside = inside || (f.offset >= c.at && f.offset < c.at + c.len);
+      CHECK(inside);
+    }
+  }
+  SECTION("the same runs without the foreign bytes pass") {
+    for (uint64_t bs : {uint64_t{512}, uint64_t{4096}, uint64_t{16384}, uint64_t{65536}, uint64_t{131072}, kMiB}) {
+      fake::Disk d(size);
+      written_by_killed_run(d, size, 0, bs);
+      auto r = sample_for_data(d, size, kId, 1);
+      INFO("bs " << bs << ": " << offsets(r));
+      CHECK(r.foreign.empty());
+      CHECK(r.own_windows == r.windows);
+    }
+  }
+  SECTION("a sparse 4 KiB run (zero between its blocks) passes") {
+    fake::Disk d(size);
+    d.blocks(0, 4096, size / 4096, kId, [](uint64_t k) { return k % 5 == 0 || k % 7 == 0; });
+    for (uint64_t seed : {1, 2, 3}) CHECK(sample_for_data(d, size, kId, seed).foreign.empty());
+  }
+  SECTION("foreign bytes in the zero gap of a sparse run are refused") {
+    fake::Disk d(size);
+    // Blocks 0, 2, 3, 5, 6, ...: neighbours 4 KiB apart teach the size.
+    d.blocks(0, 4096, size / 4096, kId, [](uint64_t k) { return k % 3 != 1; });
+    d.random(4096 + 512, 512);  // inside the unwritten block 1
+    auto r = sample_for_data(d, size, kId, 1);
+    REQUIRE(r.foreign.size() == 1);
+    CHECK(r.foreign[0].offset == 4096 + 512);
   }
 }
 
@@ -257,4 +326,24 @@ TEST_CASE("edge_ranges: 4 MiB at each end, rounded out to whole blocks of the ru
   // A small device is zeroed whole, in one range.
   CHECK(edge_ranges(6 * kMiB, 0, 4096) == R{{0, 6 * kMiB}});
   CHECK(edge_ranges(0, 0, 4096).empty());
+}
+
+TEST_CASE("sampler: a 4 KiB random run over a sequential run of large blocks is still own data", "[sampler]") {
+  // The linear look-back finds a 4 KiB block's header first; the 4 MiB block's header sits at
+  // its aligned start (the back-to-back integration test's second run).
+  const uint64_t size = kGiB;
+  for (uint64_t bs : std::vector<uint64_t>{4 * kMiB, kMiB, 128 * 1024}) {
+    for (uint64_t every : {97, 7}) {
+      fake::Disk d(size);
+      written_by_run(d, size, 0, bs);
+      d.blocks(0, 4096, size / 4096, kId, [every](uint64_t k) { return (k * 2654435761u) % every == 0; });
+      for (const auto& r : edge_ranges(size, 0, 4096)) d.zero(r.offset, r.length);
+      for (uint64_t seed = 1; seed <= 20; ++seed) {
+        auto r = sample_for_data(d, size, kId, seed);
+        INFO("bs " << bs << " every " << every << " seed " << seed << ": " << offsets(r));
+        REQUIRE(r.ok);
+        CHECK(r.foreign.empty());
+      }
+    }
+  }
 }

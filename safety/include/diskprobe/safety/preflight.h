@@ -29,6 +29,9 @@ inline constexpr std::string_view kHasPartitions = "has-partitions";
 inline constexpr std::string_view kMounted = "mounted";
 inline constexpr std::string_view kActiveSwap = "active-swap";
 inline constexpr std::string_view kHolders = "holders";
+// Used through another block device that holders/ does not show: a loop device over it or
+// over its backing file, a device-mapper/md/bcache layer found through slaves/.
+inline constexpr std::string_view kInUse = "in-use";
 inline constexpr std::string_view kBusy = "busy";  // O_EXCL open refused
 inline constexpr std::string_view kSystemDisk = "system-disk";
 inline constexpr std::string_view kCannotProbe = "cannot-probe";
@@ -60,6 +63,7 @@ struct Verdict {
   std::vector<std::string> mounts;   // "/mnt/data (ext4) on /dev/loop3p1"
   std::vector<std::string> swaps;    // "/dev/loop3 (partition) on /dev/loop3"
   std::vector<std::string> holders;  // "dm-0 (device-mapper vg0-data) on /dev/loop3"
+  std::vector<std::string> layers;   // "loop5 (a loop device over /dev/loop3 from byte 1048576)"
   Sampled sampled;
   bool safe() const { return reasons.empty(); }
   bool has(std::string_view code) const;

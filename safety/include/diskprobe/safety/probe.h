@@ -48,6 +48,7 @@ struct PathDevice {
   bool is_block = false;
   DevNum rdev;  // the device itself, when is_block
   DevNum dev;   // the filesystem holding the path
+  uint64_t ino = 0;
 };
 
 class DeviceProber {
@@ -57,6 +58,8 @@ class DeviceProber {
   virtual Opened open(const std::string& path, bool exclusive) const = 0;
   // Every signature libblkid finds through `fd` (filesystems, partition tables, RAID, ...).
   virtual Probed probe(const Fd& fd, const std::string& path) const = 0;
+  // The same over the `size` bytes from `offset`, as if they were the device (deep_probe.h).
+  virtual Probed probe_range(const Fd& fd, const std::string& path, uint64_t offset, uint64_t size) const = 0;
   // BLKROGET; nullopt when the ioctl fails.
   virtual std::optional<bool> read_only(const Fd& fd) const = 0;
   // stat(2) of a mount source or swap entry; nullopt when it does not exist.

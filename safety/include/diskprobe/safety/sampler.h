@@ -5,15 +5,21 @@
 //
 // Own data, for any bs the engine takes: a block diskprobe wrote starts with a header whose
 // `offset` is where it sits and whose `device_id` is this device's identity; the rest of the
-// block is random. A sampled window is cut at every valid header it holds (any byte
-// position: direct=0 allows any alignment); each piece from a header on belongs to that
-// header's block. The piece before the first header, when not all zero, belongs to a block
-// that started before the window: the sampler looks back for the nearest valid header, first
-// through the kLookbackBytes before the window (every bs up to 1 MiB, any alignment), then at
-// the power-of-two aligned starts up to 1 GiB (larger bs with the usual offset 0). The
-// nearest header found decides: this device's -> own data; another device's, or none ->
-// foreign. A header whose offset field is not where it sits (a copy) is data, not a header.
-// What this cannot tell: foreign bytes written later inside one of diskprobe's own blocks.
+// block is random. Every block of one run (run_id) starts at region_start + k * bs, so the
+// gcd of the distances between the headers of a run, over everything sampled, is its write
+// size (or a multiple, when it wrote sparsely). Every nonzero byte of a sampled window must
+// then lie in [header, header + that size) of a header of this device: a window mixing own
+// blocks and bytes without a header is foreign (a run of 4 KiB blocks with 64 KiB of other
+// data over it). While only one header of a run was seen, its block reaches to the next
+// header. A byte outside every block whose header survives is still own when the slot of a
+// known run holding it starts with a header of this device (a later run overwrote the start
+// of an earlier, larger block). Bytes before a window's first header belong to a block that
+// started earlier: the sampler looks back for the nearest valid header, first through the
+// kLookbackBytes before the window (every bs up to 1 MiB, any alignment), then at the
+// power-of-two aligned starts up to 1 GiB. A header of another device -> foreign. A header
+// whose offset field is not where it sits (a copy) is data, not a header.
+// What this cannot tell: foreign bytes written later inside one of diskprobe's own blocks
+// that leave every header in place (without verify the blocks carry no checksum).
 //
 // Each read goes into a buffer poisoned first: sectors the device left poisoned returned no
 // data (null_blk without memory_backed), they are no data on the disk, not foreign data.
@@ -72,5 +78,9 @@ struct SampleReport {
 // Samples a device of `size` bytes; `device_id` is device_identity() of it; `seed` picks the
 // random blocks (the same seed, the same blocks).
 SampleReport sample_for_data(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed);
+
+// The same judgement over every byte of the device, in windows of kEdgeSampleBytes (the deep
+// probe's read of small devices).
+SampleReport scan_whole_device(const BlockReader& reader, uint64_t size, uint64_t device_id, uint64_t seed);
 
 }  // namespace diskprobe::safety
