@@ -304,6 +304,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
   if (auto st = validate(spec, files->target()); !st) return fail(kUsage, st.error());
   EngineOptions opts;
   opts.stop = &g_stop;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   auto results = run_jobs(spec, files->target(), opts);
   if (!results) return fail(kRuntime, results.error());
   results->preflight = "files: no device preflight (a filesystem holds them)";
@@ -410,6 +411,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   EngineOptions opts;
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   std::optional<cli::ProgressLine> progress;
   progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);
