@@ -190,7 +190,7 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
 
 // A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
 // names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
-Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
+cli::Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
 
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
@@ -357,6 +357,7 @@ int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
   if (auto st = validate(spec, files->target()); !st) return fail(kUsage, st.error());
   EngineOptions opts;
   opts.stop = &g_stop;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   auto results = run_jobs(spec, files->target(), opts);
   if (!results) return fail(kRuntime, results.error());
   results->preflight = "files: no device preflight (a filesystem holds them)";
@@ -474,6 +475,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   opts.cpus = plan.cpus;
   opts.stop = &g_stop;
   opts.region = region;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   std::optional<cli::ProgressLine> progress;
   progress.emplace(root, dev, *spec);
   auto results = run_jobs(*spec, target, opts);

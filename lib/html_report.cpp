@@ -271,9 +271,10 @@ void percentile_table(std::string& o, const char* name, const DirectionStats& d)
           esc(latency(static_cast<double>(d.lat.max()))).c_str());
 }
 
-// Whole seconds only, as the text report: a partial last second would look like a drop.
+// Whole seconds only, as the text report (its kWholeSecondSlack: the window runs from a
+// completion to a completion): a partial last second would look like a drop.
 std::vector<double> per_second(const DirectionStats& d, double runtime_s, double scale) {
-  auto n = std::min(d.ios_per_second.size(), static_cast<size_t>(std::floor(runtime_s + 1e-9)));
+  auto n = std::min(d.ios_per_second.size(), static_cast<size_t>(std::floor(runtime_s + 0.01)));
   std::vector<double> v;
   for (size_t i = 0; i < n; ++i) v.push_back(static_cast<double>(d.ios_per_second[i]) * scale);
   return v;

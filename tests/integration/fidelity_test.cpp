@@ -2,7 +2,6 @@
 // the test makes. These check that the numbers are true, never how fast anything is.
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -44,30 +43,6 @@ json run_json(const std::vector<std::string>& args) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
-}
-
-// A block-I/O cgroup (v1) made for one test, removed when the test ends.
-struct BlkioCgroup {
-  std::string path;
-  explicit BlkioCgroup(const std::string& name) : path("/sys/fs/cgroup/blkio/" + name) {
-    std::error_code ec;
-    fs::remove(path, ec);  // a leftover of a killed earlier run of this test (empty: rmdir works)
-    REQUIRE(::mkdir(path.c_str(), 0755) == 0);
-  }
-  ~BlkioCgroup() { ::rmdir(path.c_str()); }
-  void set(const std::string& file, const std::string& value) const {
-    std::ofstream f(path + "/" + file);
-    f << value << "\n";
-    f.close();
-    INFO(path << "/" << file << " <- " << value);
-    REQUIRE(f.good());
-  }
-};
-
-std::string dev_numbers(const std::string& dev_path) {
-  struct stat st {};
-  REQUIRE(::stat(dev_path.c_str(), &st) == 0);
-  return std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
 }
 
 struct FreeDeleter {
@@ -139,15 +114,12 @@ TEST_CASE("reported IOPS on a loop device throttled to 5000 write IOPS is within
     return;
   }
   auto loop = testing::make_loop(256ull << 20);
-  BlkioCgroup cg("diskprobe-fidelity-" + std::to_string(::getpid()));
-  cg.set("blkio.throttle.write_iops_device", dev_numbers(loop.path()) + " 5000");
+  testing::BlkioCgroup cg("diskprobe-fidelity-" + std::to_string(::getpid()));
+  cg.set("blkio.throttle.write_iops_device", testing::dev_numbers(loop.path()) + " 5000");
 
-  // The shell joins the cgroup, then becomes diskprobe: every thread and io-wq worker it
-  // starts is in the cgroup before the first I/O. ramp_time leaves out the first throttle
-  // slice, where blk-throttle may let a short burst through.
-  std::string line = "echo $$ > " + cg.path + "/cgroup.procs && exec " + DISKPROBE_BIN +
-                     " run --profile essd-plx-iops " + loop.path() +
-                     " --no-tune --numjobs 2 --iodepth 16 --ramp_time 1 --runtime 5 --output-format json";
+  // ramp_time: the figure of a run with ramp; fidelity_fio_test has the runs without.
+  std::string line = cg.run_inside(std::string(DISKPROBE_BIN) + " run --profile essd-plx-iops " + loop.path() +
+                                   " --no-tune --numjobs 2 --iodepth 16 --ramp_time 1 --runtime 5 --output-format json");
   auto r = testing::sh(line);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);

@@ -1,6 +1,8 @@
 #include "harness.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,6 +172,32 @@ ScratchZram::~ScratchZram() {
     if (rm) return;
     ::usleep(100'000);
   }
+}
+
+BlkioCgroup::BlkioCgroup(const std::string& name) : path("/sys/fs/cgroup/blkio/" + name) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // empty: rmdir works
+  REQUIRE(::mkdir(path.c_str(), 0755) == 0);
+}
+
+BlkioCgroup::~BlkioCgroup() { ::rmdir(path.c_str()); }
+
+void BlkioCgroup::set(const std::string& file, const std::string& value) const {
+  std::ofstream f(path + "/" + file);
+  f << value << "\n";
+  f.close();
+  INFO(path << "/" << file << " <- " << value);
+  REQUIRE(f.good());
+}
+
+std::string BlkioCgroup::run_inside(const std::string& command) const {
+  return "echo $$ > " + path + "/cgroup.procs && exec " + command;
+}
+
+std::string dev_numbers(const std::string& dev_path) {
+  struct stat st {};
+  REQUIRE(::stat(dev_path.c_str(), &st) == 0);
+  return std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
 }
 
 }  // namespace testing

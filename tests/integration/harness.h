@@ -54,6 +54,22 @@ struct ScratchZram {
   ScratchZram& operator=(const ScratchZram&) = delete;
 };
 
+// A block-I/O cgroup (v1) made for one test, removed when the test ends; a leftover of a
+// killed earlier run of the same name is removed first.
+struct BlkioCgroup {
+  std::string path;
+  explicit BlkioCgroup(const std::string& name);
+  ~BlkioCgroup();
+  BlkioCgroup(const BlkioCgroup&) = delete;
+  BlkioCgroup& operator=(const BlkioCgroup&) = delete;
+  void set(const std::string& file, const std::string& value) const;  // REQUIREs the write
+  // A shell line that joins the cgroup and then becomes `command`: every thread and io-wq
+  // worker it starts is in the cgroup before its first I/O.
+  std::string run_inside(const std::string& command) const;
+};
+// "MAJOR:MINOR" of a device node, as the cgroup files want it.
+std::string dev_numbers(const std::string& dev_path);
+
 // Loop devices currently attached to a backing file under `dir`.
 std::vector<std::string> loops_backed_by(const std::string& dir);
 

@@ -58,10 +58,15 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # (key, description, rw, bs, iodepth, numjobs)
 WORKLOADS = [
     ("randread-qd1", "4k randread QD1 1 job", "randread", "4k", 1, 1),
+    ("randread-qd1-untuned", "4k randread QD1 1 job, unpinned, C-states free", "randread", "4k", 1, 1),
     ("randread-qd32", "4k randread QD32 1 job", "randread", "4k", 32, 1),
     ("randwrite-qd32x2", "4k randwrite QD32 2 jobs", "randwrite", "4k", 32, 2),
     ("read-128k-qd32", "128k seq read QD32 1 job", "read", "128k", 32, 1),
 ]
+
+# What a user who passes --no-tune gets: every tool unpinned, /dev/cpu_dma_latency not held
+# (issue 14: diskprobe's QD1 latency must be the disk's there too, not only when tuned).
+UNTUNED = {"randread-qd1-untuned"}
 
 FIO_TUNED = ["--iodepth_batch_submit=32", "--iodepth_batch_complete_max=32", "--fixedbufs",
              "--registerfiles"]
@@ -253,7 +258,7 @@ def pinning(w):
     completes in the job's own context, a CPU of the job's own; loop stays unpinned); deeper
     queues are the IOPS profile's (essd-plx-iops: none, so io-wq workers spread). With --cpu
     every tool runs where taskset puts it."""
-    return "irq" if w[4] == 1 and not pin_prefix else "none"
+    return "irq" if w[4] == 1 and not pin_prefix and w[0] not in UNTUNED else "none"
 
 
 def run_diskprobe(binary, dev, w, runtime):
@@ -362,7 +367,7 @@ def bench_device(kind, args, workloads):
     sys.stdout.flush()
     results = {}
     for w in workloads:
-        hold = hold_cstates() if w[4] == 1 and not args.free_cstates else None
+        hold = hold_cstates() if w[4] == 1 and not args.free_cstates and w[0] not in UNTUNED else None
         samples = {t: [] for t in TOOLS}
         dp_cpu = None
         for r in range(args.rounds):
@@ -469,7 +474,8 @@ def main():
           f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
     print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
           + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
-          + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool"))
+          + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool")
+          + " (the 'unpinned, C-states free' row: neither, as with --no-tune)")
     if emulated_cpu():
         print("# emulated CPU (QEMU TCG): compare the ratios only, the absolute figures are the emulator's")
     sys.stdout.flush()

@@ -64,7 +64,7 @@ TEST_CASE("engine: randwrite, time_based 0.5 s, iodepth 4, O_DIRECT") {
   CHECK(r->errors.count == 0);
   CHECK(r->errors.short_ios == 0);
   check_consistent(r->write, spec.bs);
-  CHECK(r->runtime_s >= 0.5);
+  CHECK(r->runtime_s >= 0.4);  // opens at the first completion: later on a busy machine
   CHECK(r->runtime_s < 1.5);
   REQUIRE(r->jobs.size() == 1);
   CHECK(r->jobs[0].cpu == -1);
@@ -247,7 +247,7 @@ TEST_CASE("engine: ramp time is not measured") {
   auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(r.ok());
   CHECK(took >= 0.6);
-  CHECK(r->runtime_s >= 0.3);
+  CHECK(r->runtime_s >= 0.29);  // from a completion after the ramp to the end of the drain
   CHECK(r->runtime_s < 0.55);  // the ramp's 0.3 s are not in it
   CHECK(r->write.ios > 0);
   check_consistent(r->write, spec.bs);

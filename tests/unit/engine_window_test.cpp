@@ -1,6 +1,8 @@
-// The measured window of a time-based run: [start + ramp, deadline). I/Os still in flight at
-// the deadline drain afterwards at the device's pace; counting them over the longer time
-// understated a throttled device's rate (4927 reported for a kernel-enforced 5000).
+// The measured window of a time-based run opens at the first completion after the ramp and
+// counts the I/Os issued after it, until the last of them has completed (the drain at the
+// deadline included): it starts and ends at the device's own pace. A window from the first
+// submission to the deadline took in a throttle's first slice twice (5,125 reported for a
+// kernel-enforced 5,000, issue 14); the fidelity suite checks that on real throttles.
 #include <fcntl.h>
 #include <liburing.h>
 #include <unistd.h>
@@ -38,7 +40,7 @@ uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(),
 
 }  // namespace
 
-TEST_CASE("engine: the measured runtime of a time-based run is exactly runtime, drain excluded") {
+TEST_CASE("engine: a time-based run measures from a completion to the end of its drain, samples adding up") {
   for (auto engine : {EngineKind::IoUring, EngineKind::Sync}) {
     if (engine == EngineKind::IoUring && !engine_fixtures::uring_available()) {
       WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): io_uring case skipped");
@@ -52,16 +54,32 @@ TEST_CASE("engine: the measured runtime of a time-based run is exactly runtime, 
     REQUIRE(r.ok());
     REQUIRE(r->write.ios > 0);
     for (const auto& j : r->jobs) {
-      // deadline - measured start is exactly runtime; the drain after it is not measured.
-      CHECK(j.runtime_s == Approx(0.5).margin(1e-9));
+      // About runtime: it opens at the first completion after the ramp and closes when the
+      // I/Os in flight at the deadline are done (a file completes them in well under 100 ms).
+      CHECK(j.runtime_s > 0.45);
+      CHECK(j.runtime_s < 0.6);
       CHECK(sum(j.write.ios_per_second) == j.write.ios);
+      CHECK(j.write.ios_per_second.size() == 1);  // the drain counts in the deadline's second
       CHECK(j.write.lat.count() == j.write.ios);
     }
-    CHECK(r->runtime_s == Approx(0.5).margin(1e-9));
   }
 }
 
-TEST_CASE("engine: a stopped run measures up to the stop, not to the end of the drain") {
+TEST_CASE("engine: a size-bounded run without ramp measures every I/O it issued") {
+  engine_fixtures::TempFile file(8 << 20);
+  auto spec = window_spec(EngineKind::Sync);
+  spec.time_based = false;
+  spec.runtime_s = 0;
+  spec.ramp_time_s = 0;
+  spec.numjobs = 1;
+  spec.size = 4 << 20;
+  auto r = run_jobs(spec, file.target(), EngineOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->write.ios == (4u << 20) / 4096);
+  CHECK(sum(r->jobs[0].write.ios_per_second) == r->write.ios);
+}
+
+TEST_CASE("engine: a stopped run measures up to the end of the drain of what it issued") {
   if (!engine_fixtures::uring_available()) {
     WARN("io_uring is not available here (seccomp or kernel.io_uring_disabled): test skipped");
     return;

@@ -1,0 +1,281 @@
+// Fidelity against the reference (issue 14): diskprobe and fio 3.33 side by side on devices the
+// test makes, alternating. Rates on a kernel-throttled loop device (cgroup v1 blkio) against
+// the limit; QD1 latency on loop and zram against fio's own figures, C-states free and held.
+// A busy machine only slows both tools down (a throttle never lets more through than its limit),
+// so a figure above the bound fails at once; one below it counts only where fio, run in the
+// same round, stayed within it. Latency compares medians of alternating rounds, allowing fio's
+// own spread in that run. Slow (about 3 minutes): not in the sanitizer build.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kRateBound = 0.005;  // the issue's 0.5% of the limit
+constexpr double kLatencyBound = 0.05;  // diskprobe's mean and p50 at most fio's + 5% (+ fio's spread)
+constexpr int kRateRounds = 3;          // rounds a rate case may take when fio says the machine is busy
+constexpr int kLatencyRounds = 5;
+
+void need_fio() {
+  if (testing::sh("fio --version").exit_code != 0) {
+    std::fprintf(stderr, "SKIP: fio is not installed (packaging/install-deps.sh --test installs it)\n");
+    std::exit(77);  // nothing made yet: nothing to remove
+  }
+}
+
+bool have_throttle() {
+  if (fs::exists("/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device")) return true;
+  WARN("SKIP: cgroup v1 blkio with throttling is not mounted at /sys/fs/cgroup/blkio");
+  return false;
+}
+
+// One run's figures in one direction; latencies in microseconds.
+struct Figures {
+  double iops = 0, bw = 0;  // bytes/s
+  uint64_t ios = 0;
+  std::vector<uint64_t> samples;  // diskprobe's per-second I/O counts
+  double clat_mean = 0, clat_p50 = 0, clat_p99 = 0;
+};
+
+struct Workload {
+  std::string rw, bs;
+  int iodepth = 1, numjobs = 1;
+  double runtime = 3, ramp = 0;
+  const char* dir() const { return rw.find("write") != std::string::npos ? "write" : "read"; }
+};
+
+std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// The region keeps clear of the first and last 4 MiB, which a write run zeroes afterwards.
+std::string fio_line(const Workload& w, const std::string& dev) {
+  return "fio --name=fidelity --filename=" + dev + " --rw=" + w.rw + " --bs=" + w.bs +
+         " --iodepth=" + std::to_string(w.iodepth) + " --numjobs=" + std::to_string(w.numjobs) +
+         " --group_reporting --ioengine=io_uring --direct=1 --time_based --runtime=" + num(w.runtime) +
+         " --ramp_time=" + num(w.ramp) + " --offset=8M --size=200M --randrepeat=0 --output-format=json";
+}
+
+std::string diskprobe_line(const Workload& w, const std::string& dev, const char* profile) {
+  return std::string(DISKPROBE_BIN) + " run --profile " + profile + " " + dev + " --no-tune --rw " + w.rw +
+         " --bs " + w.bs + " --iodepth " + std::to_string(w.iodepth) + " --numjobs " +
+         std::to_string(w.numjobs) + " --runtime " + num(w.runtime) + " --ramp_time " + num(w.ramp) +
+         " --offset 8M --size 200M --output-format json";
+}
+
+Figures fio_figures(const std::string& out, const char* dir) {
+  json d = json::parse(out)["jobs"][0][dir];
+  Figures f;
+  f.iops = d["iops"].get<double>();
+  f.bw = d["bw_bytes"].get<double>();
+  f.ios = d["total_ios"].get<uint64_t>();
+  f.clat_mean = d["clat_ns"]["mean"].get<double>() / 1e3;
+  f.clat_p50 = d["clat_ns"]["percentile"]["50.000000"].get<double>() / 1e3;
+  f.clat_p99 = d["clat_ns"]["percentile"]["99.000000"].get<double>() / 1e3;
+  return f;
+}
+
+Figures diskprobe_figures(const std::string& out, const char* dir) {
+  json d = json::parse(out)[dir];
+  Figures f;
+  f.iops = d["iops"].get<double>();
+  f.bw = d["bw_bytes_per_s"].get<double>();
+  f.ios = d["ios"].get<uint64_t>();
+  f.samples = d["iops_samples"].get<std::vector<uint64_t>>();
+  f.clat_mean = d["clat_ns"]["mean"].get<double>() / 1e3;
+  f.clat_p50 = d["clat_ns"]["percentiles"]["50.00"].get<double>() / 1e3;
+  f.clat_p99 = d["clat_ns"]["percentiles"]["99.00"].get<double>() / 1e3;
+  return f;
+}
+
+Figures run_fio(const std::string& line, const char* dir) {
+  auto r = testing::sh(line);
+  INFO(line << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return fio_figures(r.out, dir);
+}
+
+Figures run_diskprobe(const std::string& line, const char* dir) {
+  auto r = testing::sh(line);
+  INFO(line << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return diskprobe_figures(r.out, dir);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The interquartile range: how far fio's own rounds spread in this run.
+double spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() * 3 / 4] - v[v.size() / 4];
+}
+
+struct RateCase {
+  const char* what;
+  const char* limit_file;  // blkio.throttle.<this>_device
+  double limit;            // IOPS or bytes/s
+  Workload w;
+};
+
+bool is_bps(const RateCase& c) { return std::string(c.limit_file).find("bps") != std::string::npos; }
+
+double within(const Figures& f, const RateCase& c) { return (is_bps(c) ? f.bw : f.iops) / c.limit - 1.0; }
+
+}  // namespace
+
+TEST_CASE("throttled IOPS and bandwidth are the limit within 0.5%, as fio reports them", "[fidelity][fio]") {
+  need_fio();
+  if (!have_throttle()) return;
+  const double MiB = 1024.0 * 1024.0;
+  // The issue's four rows first (4 s, no ramp), then odd limits: QD1 and QD32, short and long,
+  // one and several jobs, reads and writes, IOPS and bandwidth.
+  const RateCase cases[] = {
+      {"5,000 write IOPS, 4 s, QD16", "write_iops", 5000, {"randwrite", "4k", 16, 1, 4}},
+      {"5,000 write IOPS, 4 s, QD1", "write_iops", 5000, {"randwrite", "4k", 1, 1, 4}},
+      {"3,000 read IOPS, 4 s, QD4", "read_iops", 3000, {"randread", "4k", 4, 1, 4}},
+      {"50 MiB/s read, 64k, QD8, 4 s", "read_bps", 50 * MiB, {"randread", "64k", 8, 1, 4}},
+      {"3,217 write IOPS, 3 s, QD32, 2 jobs", "write_iops", 3217, {"randwrite", "4k", 32, 2, 3}},
+      {"3,217 read IOPS, 3 s, QD1", "read_iops", 3217, {"randread", "4k", 1, 1, 3}},
+      {"37 MiB/s write, 64k, QD32, 3 s", "write_bps", 37 * MiB, {"write", "64k", 32, 1, 3}},
+      {"37 MiB/s read, 128k, QD1, 2 jobs, 3 s", "read_bps", 37 * MiB, {"read", "128k", 1, 2, 3}},
+      {"2,111 read IOPS, 8 s after a 1 s ramp, QD32", "read_iops", 2111, {"randread", "4k", 32, 1, 8, 1}},
+  };
+  auto loop = testing::make_loop(256ull << 20);
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      testing::BlkioCgroup cg("diskprobe-fidelity-fio-" + std::to_string(::getpid()));
+      cg.set(std::string("blkio.throttle.") + c.limit_file + "_device",
+             testing::dev_numbers(loop.path()) + " " + std::to_string(static_cast<uint64_t>(c.limit)));
+      const char* dir = c.w.dir();
+      bool passed = false;
+      for (int round = 0; round < kRateRounds && !passed; ++round) {
+        Figures fio = run_fio(cg.run_inside(fio_line(c.w, loop.path())), dir);
+        Figures dp = run_diskprobe(cg.run_inside(diskprobe_line(c.w, loop.path(), "essd-plx-iops")), dir);
+        double e_dp = within(dp, c), e_fio = within(fio, c);
+        std::printf("fidelity: %-44s round %d: diskprobe %+.3f%%  fio %+.3f%% of the limit\n", c.what, round + 1,
+                    e_dp * 100, e_fio * 100);
+        INFO(c.what << ": diskprobe " << e_dp * 100 << "%, fio " << e_fio * 100 << "% off the limit " << c.limit);
+        // A throttle lets no more through than its limit: high is diskprobe's error, never noise.
+        REQUIRE(e_dp <= kRateBound);
+        // Per-second samples add up to the total; the ramp is in neither.
+        uint64_t sum = std::accumulate(dp.samples.begin(), dp.samples.end(), uint64_t{0});
+        CHECK(sum == dp.ios);
+        CHECK(dp.samples.size() == static_cast<size_t>(c.w.runtime));
+        if (e_dp >= -kRateBound) {
+          passed = true;
+        } else if (e_fio >= -kRateBound) {
+          FAIL_CHECK("diskprobe read " << e_dp * 100 << "% below the limit where fio was within it");
+          passed = true;  // reported: no more rounds
+        }  // both low: the machine was busy; another round
+      }
+      if (!passed) WARN(c.what << ": both tools below the limit in every round: the machine is too busy to tell");
+    }
+  }
+}
+
+namespace {
+
+// /dev/cpu_dma_latency held at 0 while this lives: idle CPUs poll instead of entering C-states.
+class CstatesHeld {
+ public:
+  CstatesHeld() {
+    fd_ = ::open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    int32_t zero = 0;
+    if (fd_ >= 0 && ::write(fd_, &zero, sizeof zero) != sizeof zero) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~CstatesHeld() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  CstatesHeld(const CstatesHeld&) = delete;
+  CstatesHeld& operator=(const CstatesHeld&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+// QD1 4k random reads, alternating which tool goes first; diskprobe as a user runs it
+// (--no-tune: unpinned here, C-states as the test set them).
+void compare_qd1_latency(const std::string& dev, const char* where) {
+  Workload w{"randread", "4k", 1, 1, 1.5};
+  std::vector<double> f_mean, f_p50, f_p99, d_mean, d_p50, d_p99;
+  for (int round = 0; round < kLatencyRounds; ++round) {
+    Figures f, d;
+    if (round % 2 == 0) {
+      f = run_fio(fio_line(w, dev), "read");
+      d = run_diskprobe(diskprobe_line(w, dev, "essd-plx-latency"), "read");
+    } else {
+      d = run_diskprobe(diskprobe_line(w, dev, "essd-plx-latency"), "read");
+      f = run_fio(fio_line(w, dev), "read");
+    }
+    f_mean.push_back(f.clat_mean), f_p50.push_back(f.clat_p50), f_p99.push_back(f.clat_p99);
+    d_mean.push_back(d.clat_mean), d_p50.push_back(d.clat_p50), d_p99.push_back(d.clat_p99);
+  }
+  struct Row {
+    const char* name;
+    const std::vector<double>& dp;
+    const std::vector<double>& fio;
+    double bound;
+  };
+  const Row rows[] = {{"mean", d_mean, f_mean, kLatencyBound}, {"p50", d_p50, f_p50, kLatencyBound},
+                      {"p99", d_p99, f_p99, 0.0}};
+  for (const auto& r : rows) {
+    double dp = median(r.dp), fio = median(r.fio);
+    // p99: within the noise fio itself shows here (its whole range over the rounds).
+    double noise = r.bound > 0 ? spread(r.fio)
+                               : *std::max_element(r.fio.begin(), r.fio.end()) -
+                                     *std::min_element(r.fio.begin(), r.fio.end());
+    double allowed = fio * (1 + r.bound) + noise;
+    std::printf("fidelity: %-28s clat %-4s median diskprobe %8.1f us  fio %8.1f us  (allowed %8.1f)\n", where,
+                r.name, dp, fio, allowed);
+    INFO(where << ": clat " << r.name << " median diskprobe " << dp << " us, fio " << fio << " us, allowed "
+               << allowed << " us");
+    CHECK(dp <= allowed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("QD1 latency is no higher than fio's on loop and zram, C-states free and held", "[fidelity][fio]") {
+  need_fio();
+  auto loop = testing::make_loop(256ull << 20);
+  testing::ScratchZram zram(256ull << 20);
+  if (zram.path.empty()) WARN("SKIP (zram part): this kernel has no /sys/class/zram-control");
+  SECTION("C-states free") {
+    compare_qd1_latency(loop.path(), "loop, C-states free");
+    if (!zram.path.empty()) compare_qd1_latency(zram.path, "zram, C-states free");
+  }
+  SECTION("C-states held at 0 by the test") {
+    CstatesHeld held;
+    if (!held.held()) {
+      WARN("SKIP (held part): /dev/cpu_dma_latency cannot be opened for writing");
+      return;
+    }
+    compare_qd1_latency(loop.path(), "loop, C-states held");
+    if (!zram.path.empty()) compare_qd1_latency(zram.path, "zram, C-states held");
+  }
+}
