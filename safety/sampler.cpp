@@ -176,7 +176,7 @@ class Sampler {
     learn(w.headers);
     size_t first = static_cast<size_t>(nz - b);
     if (w.headers.empty() || w.headers.front().at != offset + first) {
-      if (!lookback(offset, &w.before)) return false;
+      if (!lookback(offset, &w.before) || !learn_aligned(offset)) return false;
     }
     windows_.push_back(std::move(w));
     return true;
@@ -342,12 +342,35 @@ class Sampler {
     return true;
   }
 
+  // The headers at the power-of-two aligned starts before window start `s`, learnt before any
+  // window is judged: a run of large blocks is then known by its write size even where a later
+  // run's small block replaced the header of the block a window sits in (4 KiB random writes
+  // over a 4 MiB sequential run: that window is judged by the 4 MiB slot, not refused). Costs
+  // up to one 4 KiB read per power of two per such window; the large starts are shared.
+  bool learn_aligned(uint64_t s) {
+    for (uint64_t b = 2 * kAlign; b <= kMaxAlignedLookback; b *= 2) {
+      uint64_t p = s & ~(b - 1);
+      if (p == s) continue;
+      Header h;
+      if (!header_on_disk(p, &h)) return false;
+      learn({h});
+      if (p == 0) break;
+    }
+    return true;
+  }
+
+  // Read once per offset: the look-backs of many windows meet at the same aligned starts.
   bool header_on_disk(uint64_t p, Header* h) {
+    if (auto it = seen_.find(p); it != seen_.end()) {
+      *h = it->second;
+      return true;
+    }
     if (!small_) small_ = aligned_buffer(kAlign);
     if (!small_) return fail("cannot allocate the sample buffer");
     size_t len = static_cast<size_t>(std::min<uint64_t>(kAlign, size_ - p));
     if (!read(p, small_.get(), len)) return false;
     *h = header_at(small_.get(), len, p, id_);
+    seen_.emplace(p, *h);
     return true;
   }
 
@@ -398,6 +421,7 @@ class Sampler {
   SampleReport& out_;
   std::vector<Window> windows_;
   std::map<uint64_t, Run> runs_;
+  std::map<uint64_t, Header> seen_;  // header_on_disk's reads, by offset
   Buffer small_;
 };
 
