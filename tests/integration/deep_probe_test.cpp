@@ -22,27 +22,11 @@
 
 namespace {
 
+using testing::must;
+using testing::Guard;
+
 constexpr uint64_t kMiB = 1ull << 20;
 constexpr uint64_t kGiB = 1ull << 30;
-
-class Guard {
- public:
-  explicit Guard(std::function<void()> f) : f_(std::move(f)) {}
-  Guard(const Guard&) = delete;
-  Guard& operator=(const Guard&) = delete;
-  ~Guard() {
-    if (f_) f_();
-  }
-
- private:
-  std::function<void()> f_;
-};
-
-void must(const std::string& line) {
-  auto r = testing::sh(line);
-  INFO(line << "\nstdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 bool have(const std::string& tool) { return testing::sh("command -v " + tool + " >/dev/null").exit_code == 0; }
 

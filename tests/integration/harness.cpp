@@ -68,6 +68,12 @@ CommandResult run(const std::vector<std::string>& argv) {
 
 CommandResult sh(const std::string& line) { return run({"/bin/sh", "-c", line}); }
 
+void must(const std::string& line) {
+  auto r = sh(line);
+  INFO(line << "\nstdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
 CommandResult run_diskprobe(const std::vector<std::string>& args) {
   std::vector<std::string> argv{DISKPROBE_BIN};
   argv.insert(argv.end(), args.begin(), args.end());

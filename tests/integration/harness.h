@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,23 @@ struct CommandResult {
 CommandResult run(const std::vector<std::string>& argv);
 // Runs a shell line; for the real tools (mkfs.ext4, sgdisk) in setup steps.
 CommandResult sh(const std::string& line);
+// Runs a shell line and REQUIREs that it succeeded; both streams are printed when it did not.
+void must(const std::string& line);
+
+// Runs f when the scope ends, however the test ends (unmount, swapoff, detach).
+class Guard {
+ public:
+  explicit Guard(std::function<void()> f) : f_(std::move(f)) {}
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+  ~Guard() {
+    if (f_) f_();
+  }
+
+ private:
+  std::function<void()> f_;
+};
+
 // The diskprobe binary under test.
 CommandResult run_diskprobe(const std::vector<std::string>& args);
 

@@ -11,14 +11,10 @@
 
 namespace {
 
+using testing::must;
+
 constexpr uint64_t kKiB = 1ull << 10;
 constexpr uint64_t kMiB = 1ull << 20;
-
-void must(const std::string& line) {
-  auto r = testing::sh(line);
-  INFO(line << "\nstdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 // The page cache dropped first, so what is read is what the device holds.
 std::string device_bytes(const std::string& dev, uint64_t offset, uint64_t len) {

@@ -18,13 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uint64_t kMiB = 1ull << 20;
+using testing::must;
 
-void must(const std::string& line) {
-  auto r = testing::sh(line);
-  INFO(line << "\nstdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-}
+constexpr uint64_t kMiB = 1ull << 20;
 
 // A directory of the test's own under $TMPDIR (or /tmp), removed however the test ends.
 struct TempDir {

@@ -20,6 +20,9 @@
 
 namespace {
 
+using testing::must;
+using testing::Guard;
+
 using diskprobe::SysRoot;
 using diskprobe::safety::Mode;
 using diskprobe::safety::preflight;
@@ -27,25 +30,6 @@ using diskprobe::safety::Verdict;
 namespace code = diskprobe::safety::code;
 
 constexpr uint64_t kMiB = 1ull << 20;
-
-class Guard {
- public:
-  explicit Guard(std::function<void()> f) : f_(std::move(f)) {}
-  Guard(const Guard&) = delete;
-  Guard& operator=(const Guard&) = delete;
-  ~Guard() {
-    if (f_) f_();
-  }
-
- private:
-  std::function<void()> f_;
-};
-
-void must(const std::string& line) {
-  auto r = testing::sh(line);
-  INFO(line << "\nstdout: " << r.out << "\nstderr: " << r.err);
-  REQUIRE(r.exit_code == 0);
-}
 
 std::string codes(const Verdict& v) {
   std::string s;
