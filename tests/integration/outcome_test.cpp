@@ -198,6 +198,9 @@ TEST_CASE("run on a device that does not exist is refused like check: exit 3, no
     auto r = b.run({"run", "--profile", "essd-plx-latency", dev, "--output-format", "json"});
     check_error_document(r, 3, "refused by the preflight");
     CHECK(one_document(r)["verdict"]["reasons"][0]["code"] == "not-found");
+    auto c = b.run({"check", dev, "--json"});  // the two answered 3 and 1 after the first merge
+    CHECK(c.exit_code == 3);
+    CHECK(one_document(c)["reasons"][0]["code"] == "not-found");
   }
 }
 
