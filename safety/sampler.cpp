@@ -300,12 +300,7 @@ class Sampler {
       uint64_t start = x - rel;
       if (start == x) continue;  // x itself is a slot start with no header
       Header h;
-      if (start >= w.offset) {
-        auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == start; });
-        if (it != w.headers.end()) h = *it;
-      } else if (!header_on_disk(start, &h)) {
-        return false;
-      }
+      if (!header_starting_at(w, start, &h)) return false;
       if (h.owner == Owner::Own) {
         *slot_end = start + r.bs;
         return true;
@@ -322,12 +317,7 @@ class Sampler {
       uint64_t p = x & ~(b - 1);
       if (p == x) continue;
       Header h;
-      if (p >= w.offset) {
-        auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == p; });
-        if (it != w.headers.end()) h = *it;
-      } else if (!header_on_disk(p, &h)) {
-        return false;
-      }
+      if (!header_starting_at(w, p, &h)) return false;
       if (h.owner == Owner::Own) {
         learn({h});
         uint64_t bs = bs_of(h.run);
@@ -356,6 +346,15 @@ class Sampler {
       learn({h});
       if (p == 0) break;
     }
+    return true;
+  }
+
+  // The header at `p` before `x` in window `w`: among the window's own headers when `p` is in
+  // it, else read from the disk.
+  bool header_starting_at(const Window& w, uint64_t p, Header* h) {
+    if (p < w.offset) return header_on_disk(p, h);
+    auto it = std::find_if(w.headers.begin(), w.headers.end(), [&](const Header& k) { return k.at == p; });
+    *h = it != w.headers.end() ? *it : Header{};
     return true;
   }
 
