@@ -5,6 +5,7 @@
 #include "diskprobe/core/compare.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/run_summary.h"
+#include "diskprobe/core/units.h"
 #include "out.h"
 #include "tools.h"
 
@@ -23,7 +24,10 @@ int cmd_compare(const Args& a) {
   std::optional<double> tolerance;
   if (!a.max_regression.empty()) {
     auto p = parse_percent(a.max_regression);
-    if (!p) return usage_error("--max-regression " + p.error());
+    if (!p) {
+      return usage_error("--max-regression '" + excerpt(a.max_regression) +
+                         "' is not a percentage: use a number like 5% or 2.5");
+    }
     tolerance = *p;
   }
   auto run_a = load_run_summary(a.positional[0]);

@@ -29,6 +29,7 @@
 #include "diskprobe/core/output_file.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/targets.h"
+#include "diskprobe/core/units.h"
 #include "diskprobe/core/write_out.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/file_target.h"

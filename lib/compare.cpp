@@ -91,17 +91,6 @@ std::string format_latency(double ns) {
   return fmt("%.0f %s", ns, "ns");
 }
 
-Result<double> parse_percent(std::string_view s) {
-  std::string t(s);
-  if (!t.empty() && t.back() == '%') t.pop_back();
-  char* end = nullptr;
-  double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) {
-    return make_error("'" + std::string(s) + "' is not a percentage: use a number like 5% or 2.5");
-  }
-  return v;
-}
-
 Comparison compare_runs(const RunSummary& a, const RunSummary& b,
                         std::optional<double> max_regression_percent) {
   Comparison c;

@@ -7,6 +7,7 @@
 
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/results.h"
+#include "diskprobe/core/units.h"
 
 namespace diskprobe {
 
@@ -42,13 +43,9 @@ std::string bad(std::string_view text, size_t column, const std::string& why) {
 }
 
 bool parse_percentile(std::string_view s, double* out) {
-  if (s.empty() || s.find_first_not_of("0123456789.") != std::string_view::npos) return false;
-  if (s.front() == '.' || s.back() == '.') return false;
-  std::string str(s);
-  char* end = nullptr;
-  double v = std::strtod(str.c_str(), &end);
-  if (end != str.c_str() + str.size() || !(v > 0) || v > 100) return false;
-  *out = v;
+  auto v = parse_decimal(s);
+  if (!v || !(*v > 0) || *v > 100) return false;
+  *out = *v;
   return true;
 }
 

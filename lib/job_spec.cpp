@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include "diskprobe/core/units.h"
+
 namespace diskprobe {
 
 namespace {
@@ -132,10 +134,9 @@ std::optional<std::vector<double>> parse_percentile_list(std::string_view s) {
   while (pos <= text.size()) {
     size_t comma = text.find(',', pos);
     std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    char* end = nullptr;
-    double p = std::strtod(part.c_str(), &end);
-    if (part.empty() || *end != '\0' || !std::isfinite(p) || p <= 0 || p > 100) return std::nullopt;
-    out.push_back(p);
+    auto p = parse_decimal(part);
+    if (!p || *p <= 0 || *p > 100) return std::nullopt;
+    out.push_back(*p);
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }

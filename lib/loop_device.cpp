@@ -150,42 +150,4 @@ bool loop_devices_available(std::string* why_not) {
   return true;
 }
 
-Result<uint64_t> parse_size(std::string_view text) {
-  std::string t(text);
-  if (t.empty()) return make_error("empty size: give a number with an optional unit, like 1G or 512M");
-  size_t i = 0;
-  uint64_t value = 0;
-  while (i < t.size() && t[i] >= '0' && t[i] <= '9') {
-    uint64_t d = static_cast<uint64_t>(t[i] - '0');
-    if (value > (UINT64_MAX - d) / 10) return make_error("size '" + excerpt(t) + "' is too large");
-    value = value * 10 + d;
-    ++i;
-  }
-  if (i == 0)
-    return make_error("bad size '" + excerpt(t) + "': give a number with an optional unit, like 1G or 512M");
-  std::string unit = t.substr(i);
-  // fio's default kb_base=1024: k, M, G are binary; "KiB", "MB" and "m" are accepted alike.
-  int shift = -1;
-  if (unit.empty() || unit == "b" || unit == "B") shift = 0;
-  else {
-    char u = static_cast<char>(std::tolower(static_cast<unsigned char>(unit[0])));
-    std::string rest = unit.substr(1);
-    bool suffix_ok = rest.empty() || rest == "i" || rest == "iB" || rest == "ib" || rest == "B" || rest == "b";
-    if (suffix_ok) {
-      switch (u) {
-        case 'k': shift = 10; break;
-        case 'm': shift = 20; break;
-        case 'g': shift = 30; break;
-        case 't': shift = 40; break;
-        case 'p': shift = 50; break;
-        default: break;
-      }
-    }
-  }
-  if (shift < 0)
-    return make_error("bad size unit in '" + excerpt(t) + "': use k, M, G or T (binary, as fio)");
-  if (shift > 0 && value > (UINT64_MAX >> shift)) return make_error("size '" + excerpt(t) + "' is too large");
-  return value << shift;
-}
-
 }  // namespace diskprobe

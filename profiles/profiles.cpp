@@ -13,6 +13,7 @@
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/sysroot.h"
+#include "diskprobe/core/units.h"
 
 namespace diskprobe::profiles {
 namespace fs = std::filesystem;
@@ -73,33 +74,14 @@ std::optional<double> as_seconds(const json& v) {
     return d >= 0 ? std::optional<double>(d) : std::nullopt;
   }
   if (!v.is_string()) return std::nullopt;
-  const auto& s = v.get_ref<const std::string&>();
-  size_t end = 0;
-  double d = 0;
-  try {
-    d = std::stod(s, &end);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (d < 0 || !std::isfinite(d) || (end > 0 && s[0] == '-')) return std::nullopt;
-  std::string unit = s.substr(end);
-  if (unit.empty() || unit == "s") return d;
-  if (unit == "ms") return d / 1000.0;
-  if (unit == "us") return d / 1e6;
-  if (unit == "m") return d * 60.0;
-  if (unit == "h") return d * 3600.0;
-  return std::nullopt;
+  return parse_seconds(v.get_ref<const std::string&>());
 }
 
 // "50%" -> 50 (fio's offset=/size= as a share of the device); nullopt when not a percentage.
 std::optional<double> as_percent(const json& v) {
   if (!v.is_string()) return std::nullopt;
-  const auto& s = v.get_ref<const std::string&>();
-  if (s.size() < 2 || s.back() != '%') return std::nullopt;
-  char* end = nullptr;
-  std::string num = s.substr(0, s.size() - 1);
-  double d = std::strtod(num.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(d) || d < 0 || d > 100) return std::nullopt;
+  auto d = parse_percent(v.get_ref<const std::string&>(), true);
+  if (!d || *d > 100) return std::nullopt;
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
 #include "diskprobe/core/sysroot.h"
+#include "diskprobe/core/units.h"
 
 namespace diskprobe::profiles {
 
@@ -159,22 +160,11 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
 }
 
 Result<double> parse_tolerance(std::string_view text) {
-  std::string t(text);
-  bool percent = !t.empty() && t.back() == '%';
-  if (percent) t.pop_back();
-  size_t end = 0;
-  double v = 0;
-  try {
-    v = std::stod(t, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  if (t.empty() || end != t.size() || t.find_first_not_of("0123456789.") != std::string::npos) {
-    return make_error("--tolerance " + std::string(text) + ": give a share like 95% or 0.95");
-  }
-  if (percent || v > 1) v /= 100.0;
-  if (!(v > 0) || v > 1)
-    return make_error("--tolerance " + std::string(text) + ": must be above 0% and at most 100%");
+  auto parsed = parse_percent(text);
+  if (!parsed) return make_error("--tolerance '" + excerpt(text) + "': give a share like 95% or 0.95");
+  double v = *parsed;
+  if (text.back() == '%' || v > 1) v /= 100.0;
+  if (!(v > 0) || v > 1) return make_error("--tolerance '" + excerpt(text) + "': must be above 0% and at most 100%");
   return v;
 }
 

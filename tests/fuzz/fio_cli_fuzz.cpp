@@ -6,7 +6,7 @@
 #include "../../cmd/args.h"
 #include "../../cmd/render.h"
 #include "diskprobe/core/json_io.h"
-#include "diskprobe/core/loop_device.h"
+#include "diskprobe/core/units.h"
 #include "diskprobe/profiles/profiles.h"
 #include "fuzz_input.h"
 

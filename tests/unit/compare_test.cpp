@@ -149,16 +149,6 @@ TEST_CASE("compare: a direction B stopped doing counts as all of its throughput 
   CHECK(row(c, "write", "IOPS").change_percent == Approx(-100.0));
 }
 
-TEST_CASE("parse_percent takes 5%, 5 and 2.5 and refuses the rest", "[compare]") {
-  CHECK(*parse_percent("5%") == 5.0);
-  CHECK(*parse_percent("5") == 5.0);
-  CHECK(*parse_percent("2.5%") == 2.5);
-  for (const char* bad : {"", "%", "five", "-1%", "5%%", "nan"}) {
-    INFO(bad);
-    CHECK_FALSE(parse_percent(bad));
-  }
-}
-
 TEST_CASE("nearest-rank percentiles", "[aggregate]") {
   std::vector<double> v{5, 1, 4, 2, 3};
   CHECK(nearest_rank(v, 50) == 3);

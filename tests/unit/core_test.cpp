@@ -10,28 +10,6 @@ namespace {
 const SysRoot kFixture(std::string(DISKPROBE_FIXTURES) + "/core/sys", std::string(DISKPROBE_FIXTURES) + "/core/proc");
 }
 
-TEST_CASE("parse_size reads fio's binary units and rejects the rest", "[core]") {
-  struct Case {
-    const char* text;
-    uint64_t bytes;
-  };
-  const Case good[] = {{"4096", 4096}, {"4k", 4096},         {"4K", 4096},       {"4KiB", 4096},
-                       {"512M", 512ull << 20}, {"1G", 1ull << 30}, {"1024g", 1ull << 40}, {"2T", 2ull << 40},
-                       {"0", 0},       {"7b", 7}};
-  for (const auto& c : good) {
-    auto r = parse_size(c.text);
-    INFO(c.text);
-    REQUIRE(r.ok());
-    CHECK(*r == c.bytes);
-  }
-  for (const char* bad : {"", "k", "4x", "1.5G", "-1", "4kk", "99999999999999999999", "20000000P"}) {
-    INFO(bad);
-    auto r = parse_size(bad);
-    CHECK_FALSE(r.ok());
-    if (!r.ok()) CHECK_FALSE(r.error().empty());
-  }
-}
-
 TEST_CASE("parse_device_name accepts kernel names and refuses traversal", "[core]") {
   CHECK(*parse_device_name("vdc") == "vdc");
   CHECK(*parse_device_name("nvme0n1") == "nvme0n1");

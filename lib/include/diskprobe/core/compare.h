@@ -31,9 +31,6 @@ struct Comparison {
   bool regressed = false;
 };
 
-// "5%", "5", "2.5%" -> 5, 5, 2.5; a negative or non-numeric value is an error.
-Result<double> parse_percent(std::string_view s);
-
 Comparison compare_runs(const RunSummary& a, const RunSummary& b,
                         std::optional<double> max_regression_percent);
 std::string comparison_text(const Comparison& c, const RunSummary& a, const RunSummary& b);

@@ -47,7 +47,4 @@ class LoopDevice {
 // True when this process can create loop devices (root and /dev/loop-control).
 bool loop_devices_available(std::string* why_not);
 
-// "1G", "512M", "4k", "4096" -> bytes (binary multiples, as fio reads them).
-Result<uint64_t> parse_size(std::string_view text);
-
 }  // namespace diskprobe
