@@ -80,6 +80,15 @@ Result<std::string> parse_device_name(std::string_view arg, NameError* why) {
   return name_error(why, NameError::NotFound, a + " is a block device that sysfs does not list");
 }
 
+std::string disk_of(const SysRoot& root, std::string_view name) {
+  std::string rel = "class/block/" + std::string(name);
+  if (!root.sys_exists(rel + "/partition")) return std::string(name);
+  // A partition's sysfs directory sits inside its disk's.
+  std::string real = root.sys_realpath(rel);
+  if (real.empty()) return std::string(name);
+  return fs::path(real).parent_path().filename().string();
+}
+
 Result<BlockDevice> read_block_device(const SysRoot& root, std::string_view name) {
   if (!valid_kernel_name(name)) return make_error("bad device name '" + std::string(name) + "'");
   BlockDevice d;
@@ -96,12 +105,7 @@ Result<BlockDevice> read_block_device(const SysRoot& root, std::string_view name
     return make_error(root.sys_path(d.sysfs_rel + "/dev") + ": expected MAJOR:MINOR, read '" + *dev + "'");
   }
   d.is_partition = root.sys_exists(d.sysfs_rel + "/partition");
-  d.disk = d.name;
-  if (d.is_partition) {
-    // A partition's sysfs directory sits inside its disk's.
-    std::string real = root.sys_realpath(d.sysfs_rel);
-    if (!real.empty()) d.disk = fs::path(real).parent_path().filename().string();
-  }
+  d.disk = disk_of(root, d.name);
   std::string queue = "class/block/" + d.disk + "/queue/";
   d.size_bytes = to_u64(root.read_sys(d.sysfs_rel + "/size"), 0) * 512;
   d.logical_block_size = static_cast<uint32_t>(to_u64(root.read_sys(queue + "logical_block_size"), 512));

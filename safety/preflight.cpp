@@ -70,13 +70,7 @@ class Topology {
     return root_.sys_exists("class/block/" + std::string(name) + "/partition");
   }
 
-  // A partition's directory sits inside its disk's.
-  std::string disk_of(std::string_view name) const {
-    if (!is_partition(name)) return std::string(name);
-    std::string real = root_.sys_realpath("class/block/" + std::string(name));
-    if (real.empty()) return std::string(name);
-    return base_name(real.substr(0, real.rfind('/')));
-  }
+  std::string disk_of(std::string_view name) const { return diskprobe::disk_of(root_, name); }
 
   std::vector<std::string> holders(std::string_view name) const {
     return root_.list_sys("class/block/" + std::string(name) + "/holders");

@@ -40,6 +40,9 @@ Result<std::string> parse_device_name(std::string_view arg, NameError* why = nul
 // Reads the device's model from sysfs. Fails when sysfs has no such block device.
 Result<BlockDevice> read_block_device(const SysRoot& root, std::string_view name);
 
+// The disk a partition is on; the name itself for a whole disk or when sysfs cannot tell.
+std::string disk_of(const SysRoot& root, std::string_view name);
+
 // Every block device sysfs lists under class/block that is a whole disk.
 std::vector<std::string> list_disks(const SysRoot& root);
 
