@@ -66,10 +66,6 @@ class Topology {
     return {};
   }
 
-  bool is_partition(std::string_view name) const {
-    return root_.sys_exists("class/block/" + std::string(name) + "/partition");
-  }
-
   std::string disk_of(std::string_view name) const { return diskprobe::disk_of(root_, name); }
 
   std::vector<std::string> holders(std::string_view name) const {
