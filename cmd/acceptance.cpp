@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "diskprobe/core/problems.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/profiles/volumes.h"
 
@@ -42,11 +43,7 @@ Result<std::vector<Expectation>> gather_expectations(const Args& a, const JobSpe
       out.push_back(std::move(e));
     }
   }
-  if (!problems.empty()) {
-    std::string msg;
-    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    return make_error(msg);
-  }
+  if (!problems.empty()) return make_error(join(problems));
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "diskprobe/core/aggregate.h"
 #include "diskprobe/core/json_io.h"
+#include "diskprobe/core/problems.h"
 #include "diskprobe/core/run_summary.h"
 #include "out.h"
 #include "tools.h"
@@ -26,9 +27,7 @@ int cmd_aggregate(const Args& a) {
     }
   }
   if (!problems.empty()) {
-    std::string all;
-    for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
-    return fail(kUsage, all);
+    return fail(kUsage, join(problems));
   }
   Fleet f = aggregate_runs(runs);
   std::string out = a.json ? dump_json(fleet_json(f)) + "\n" : fleet_text(f);

@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "diskprobe/core/fd.h"
+#include "diskprobe/core/problems.h"
 #include "random_map.h"
 #include "ring.h"
 #include "verify.h"
@@ -1064,13 +1065,6 @@ std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsign
     (*it)->writers++;
   }
   return maps;
-}
-
-std::string join_problems(const std::string& where, const std::vector<std::string>& problems) {
-  std::string msg =
-      where + ": " + std::to_string(problems.size()) + " problem" + (problems.size() == 1 ? "" : "s") + ": ";
-  for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-  return msg;
 }
 
 }  // namespace

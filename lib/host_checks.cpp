@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "diskprobe/core/problems.h"
+
 namespace diskprobe {
 
 std::string file_name_problem(std::string_view name) {
@@ -50,10 +52,7 @@ Status validate_on_host(const JobSpec& spec, const SysRoot& root) {
                          ": give --name a plain name");
     }
   }
-  if (problems.empty()) return Ok{};
-  std::string msg;
-  for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-  return make_error(msg);
+  return problems_status(problems);
 }
 
 }  // namespace diskprobe

@@ -12,6 +12,7 @@
 #include "diskprobe/core/expect.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/loop_device.h"
+#include "diskprobe/core/problems.h"
 #include "diskprobe/core/sysroot.h"
 #include "diskprobe/core/units.h"
 
@@ -316,15 +317,6 @@ void apply_object(JobSpec& spec, const json& obj, const std::vector<Field>& fiel
   }
 }
 
-std::string join_problems(const std::string& origin, const Problems& problems) {
-  std::string msg = origin + ": " + std::to_string(problems.size()) + " problem" +
-                    (problems.size() == 1 ? "" : "s") + ": ";
-  size_t shown = std::min(problems.size(), kMaxProblemsShown);
-  for (size_t i = 0; i < shown; ++i) msg += (i ? "; " : "") + problems[i];
-  if (shown < problems.size()) msg += "; and " + std::to_string(problems.size() - shown) + " more";
-  return msg;
-}
-
 bool looks_like_path(std::string_view s) {
   return s.find('/') != std::string_view::npos || (s.size() > 5 && s.substr(s.size() - 5) == ".json");
 }
@@ -472,7 +464,7 @@ Result<JobSpec> parse_at(const std::string& json_text, const std::string& origin
   if (!spec.time_based && spec.size == 0 && spec.size_percent == 0 && spec.io_size == 0 && spec.runtime_s == 0) {
     problems.push_back("workload: neither time_based with a runtime nor a size; the run would never end");
   }
-  if (!problems.empty()) return make_error(join_problems(origin, problems));
+  if (!problems.empty()) return make_error(join_problems(origin, problems, kMaxProblemsShown));
   return spec;
 }
 
@@ -528,12 +520,7 @@ Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& 
     if (!f->set(spec, json(text)))
       problems.push_back("--" + key + " " + excerpt(text) + ": use " + f->allowed);
   }
-  if (!problems.empty()) {
-    std::string msg;
-    for (size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-    return make_error(msg);
-  }
-  return Ok{};
+  return problems_status(problems);
 }
 
 const std::vector<std::string>& override_keys() {

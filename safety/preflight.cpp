@@ -11,6 +11,7 @@
 #include <set>
 
 #include "diskprobe/core/block_header.h"
+#include "diskprobe/core/problems.h"
 #include "diskprobe/safety/deep_probe.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/safety/sampler.h"
@@ -22,15 +23,7 @@ constexpr char kNoTouch[] = "diskprobe will not touch it";
 // Mount points whose disk is the running system.
 constexpr std::string_view kSystemMounts[] = {"/", "/boot", "/boot/efi", "/usr"};
 
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string s;
-  for (const auto& x : v) {
-    if (!s.empty()) s += sep;
-    s += x;
-  }
-  return s;
-}
-
+using diskprobe::join;
 std::string join(const std::set<std::string>& v, std::string_view sep) {
   return join(std::vector<std::string>(v.begin(), v.end()), sep);
 }

@@ -4,18 +4,13 @@
 #include <map>
 #include <optional>
 
+#include "diskprobe/core/problems.h"
 #include "diskprobe/tuning/advice.h"
 
 namespace diskprobe::tuning {
 namespace {
 
 bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-std::string join_strings(const std::vector<std::string>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "; " : "") + v[i];
-  return s;
-}
 
 std::string join_ints(const std::vector<int>& v) {
   std::string s;
@@ -286,10 +281,10 @@ void plan_cstates(const Topology& t, unsigned limit_us, Plan& p) {
   }
   if (!named.empty()) {
     std::string n =
-        "disable cpuidle " + join_strings(named) + ": " + limit + driver + "; restored when the run ends";
+        "disable cpuidle " + join(named) + ": " + limit + driver + "; restored when the run ends";
     p.notes.push_back(n);
   }
-  if (!already.empty()) p.notes.push_back("already disabled: cpuidle " + join_strings(already));
+  if (!already.empty()) p.notes.push_back("already disabled: cpuidle " + join(already));
 }
 
 }  // namespace
