@@ -201,7 +201,7 @@ TEST_CASE("every built-in profile runs for 2 s on a scratch loop device", "[acce
 TEST_CASE("profile show prints every parameter and the fio equivalent", "[acceptance][profiles]") {
   auto r = run_diskprobe({"profile", "show", "ebs-io1-randwrite"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("source:         004_5b9c350d77ce7baa.txt") != std::string::npos);
+  CHECK(r.out.find("source:         AWS samples on GitHub, \"m5.12xlarge-io1-ebs-benchmark.md\"") != std::string::npos);
   CHECK(r.out.find("norandommap=1 refill_buffers=1") != std::string::npos);
   CHECK(r.out.find("fio --name=ebs-io1-randwrite --filename=/dev/DEVICE --ioengine=io_uring --iodepth=32") !=
         std::string::npos);

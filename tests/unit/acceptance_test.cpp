@@ -320,7 +320,7 @@ TEST_CASE("a user profile extends a built-in one and changes only what it says",
   CHECK(mine->numjobs == 4);
   CHECK(mine->iodepth == 64);           // from essd-plx-iops
   CHECK(*mine->host.rq_affinity == 0);  // from essd-plx-iops
-  CHECK(mine->source.find("000_71f76e30ab517717.txt") != std::string::npos);
+  CHECK(mine->source.find("test_plx_iops.sh") != std::string::npos);  // from essd-plx-iops
   CHECK(mine->expect == std::vector<std::string>{"iops>=1000"});
 
   auto by_path = profiles::load(dir + "/mine2.json", dirs);

@@ -25,7 +25,7 @@ TEST_CASE("essd-plx-latency is test_plx_lat.sh's workload", "[profiles]") {
   CHECK(*spec->host.rq_affinity == 2);
   CHECK(spec->host.pinning == PinPolicy::Irq);
   CHECK(spec->host.advise_idle_poll);
-  CHECK(spec->source.find("000_71f76e30ab517717.txt") != std::string::npos);
+  CHECK(spec->source.find("\"Testing ESSD PL-X cloud disk performance\": test_plx_lat.sh") != std::string::npos);
 }
 
 TEST_CASE("essd-plx-iops is test_plx_iops.sh's workload", "[profiles]") {
