@@ -1,6 +1,6 @@
 #include "version.h"
 
-#include <blkid/blkid.h>
+#include "diskprobe/safety/probe.h"
 
 namespace diskprobe::cli {
 
@@ -9,11 +9,8 @@ namespace diskprobe::cli {
 // (liburing 2.3 has no IO_URING_VERSION_* macros to ask at compile time).
 std::string version_text(const UringFeatures& kernel) {
   std::string o = "diskprobe " DISKPROBE_VERSION " (git " DISKPROBE_GIT_REV ")\n";
-  const char* blkid_running = nullptr;
-  const char* blkid_date = nullptr;
-  blkid_get_library_version(&blkid_running, &blkid_date);
   o += "built against liburing " DISKPROBE_LIBURING_VERSION ", libblkid " DISKPROBE_BLKID_VERSION;
-  o += std::string(" (running libblkid ") + (blkid_running ? blkid_running : "unknown") + ")\n";
+  o += " (running libblkid " + safety::blkid_running_version() + ")\n";
   std::string release = kernel.kernel_release.empty() ? "unknown" : kernel.kernel_release;
   if (!kernel.ring) {
     o += "kernel " + release + ": io_uring NOT available (" + kernel.ring_error + "); use --engine sync\n";

@@ -126,12 +126,9 @@ Status check_directory(const std::string& dir, uint64_t need_bytes, bool direct)
   ::close(fd);
   std::string direct_problem;
   if (direct) {
-    int dfd = ::open(probe.c_str(), O_RDWR | O_DIRECT);
-    if (dfd < 0) {
-      direct_problem = errno_message("open O_DIRECT", dir, errno) +
-                       ": this filesystem does not take direct I/O (tmpfs?): use direct=0 or another directory";
-    } else {
-      ::close(dfd);
+    auto dfd = Fd::open(probe, O_RDWR | O_DIRECT);
+    if (!dfd) {
+      direct_problem = dfd.error() + ": this filesystem does not take direct I/O (tmpfs?): use direct=0 or another directory";
     }
   }
   ::unlink(probe.c_str());

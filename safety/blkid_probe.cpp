@@ -87,4 +87,10 @@ Result<std::vector<Signature>> BlkidProbe::all_signatures(const std::string& pat
   return found;
 }
 
+std::string blkid_running_version() {
+  const char* running = nullptr;
+  blkid_get_library_version(&running, nullptr);
+  return running ? running : "unknown";
+}
+
 }  // namespace diskprobe::safety

@@ -72,4 +72,8 @@ class DeviceProber {
 // The real prober: Fd::open, fstat, libblkid (in process, never the blkid program), ioctl.
 const DeviceProber& system_prober();
 
+// The libblkid this process runs ("2.38.1"), or "unknown": `version` prints it beside the one
+// built against, since a signature libblkid does not know is one the preflight cannot see.
+std::string blkid_running_version();
+
 }  // namespace diskprobe::safety
