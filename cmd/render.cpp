@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "diskprobe/core/units.h"
+
 namespace diskprobe::cli {
 using nlohmann::json;
 
@@ -167,7 +169,7 @@ static std::string engine_options_text(const JobSpec& s) {
   if (s.offset_percent > 0) o << " offset=" << s.offset_percent << "%";
   if (s.io_size) o << " io_size=" << s.io_size;
   if (!s.cpus_allowed.empty()) {
-    o << " cpus_allowed=" << tuning::format_cpu_list(s.cpus_allowed)
+    o << " cpus_allowed=" << format_cpu_list(s.cpus_allowed)
       << " cpus_allowed_policy=" << (s.cpus_allowed_split ? "split" : "shared");
   }
   if (s.sqpoll) o << " sqpoll=1";
@@ -293,10 +295,10 @@ std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
   std::ostringstream o;
   o << "device " << t.device << ": driver " << (t.driver.empty() ? "unknown" : t.driver);
   if (!t.driver_device.empty()) o << " (" << t.driver_device << ")";
-  o << ", online CPUs " << tuning::format_cpu_list(t.online_cpus) << "\n";
+  o << ", online CPUs " << format_cpu_list(t.online_cpus) << "\n";
   o << "hardware queues: " << t.hw_queues.size() << "\n";
   for (const auto& q : t.hw_queues) {
-    o << "  queue " << q.index << ": CPUs " << tuning::format_cpu_list(q.cpus)
+    o << "  queue " << q.index << ": CPUs " << format_cpu_list(q.cpus)
       << (q.polled ? " (poll queue: no interrupt, polled I/O only)" : "") << "\n";
   }
   o << "queue: scheduler " << (t.scheduler.empty() ? "unknown" : t.scheduler) << ", nr_requests "
@@ -306,8 +308,8 @@ std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {
   for (const auto& i : t.irqs) {
     o << "  IRQ " << i.number << " " << i.name << " (" << kind_name(i.kind);
     if (i.hw_queue >= 0) o << ", hardware queue " << i.hw_queue;
-    o << "): effective CPUs " << tuning::format_cpu_list(i.effective_cpus) << ", affinity "
-      << tuning::format_cpu_list(i.affinity_cpus) << "\n";
+    o << "): effective CPUs " << format_cpu_list(i.effective_cpus) << ", affinity "
+      << format_cpu_list(i.affinity_cpus) << "\n";
   }
   if (!t.host.cstates.empty()) {
     o << "C-states (cpuidle driver " << (t.host.cpuidle_driver.empty() ? "unknown" : t.host.cpuidle_driver)

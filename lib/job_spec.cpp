@@ -89,39 +89,10 @@ std::optional<VerifyKind> parse_verify(std::string_view s) {
   return value_of(kVerifyNames, s);
 }
 
-namespace {
-
-std::optional<long> whole_number(std::string_view s) {
-  if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
-  return std::strtol(std::string(s).c_str(), nullptr, 10);
-}
-
-}  // namespace
-
 std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s) {
-  // A set of CPUs, as fio's mask: "0-4095" said 10,000 times is still 4096 CPUs, not a list
-  // of 40 million. More entries than CPUs can only be a mistake.
-  constexpr int kCpus = 4096;
-  std::bitset<kCpus> set;
-  size_t entries = 0;
-  while (!s.empty()) {
-    if (++entries > kCpus) return std::nullopt;
-    size_t comma = s.find(',');
-    std::string_view part = s.substr(0, comma);
-    s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-    size_t dash = part.find('-');
-    auto lo = whole_number(part.substr(0, dash));
-    auto hi = dash == std::string_view::npos ? lo : whole_number(part.substr(dash + 1));
-    if (!lo || !hi || *hi < *lo || *hi >= kCpus) return std::nullopt;
-    for (long c = *lo; c <= *hi; ++c) set.set(static_cast<size_t>(c));
-    if (comma != std::string_view::npos && s.empty()) return std::nullopt;  // trailing comma
-  }
-  std::vector<int> cpus;
-  for (int c = 0; c < kCpus; ++c) {
-    if (set.test(static_cast<size_t>(c))) cpus.push_back(c);
-  }
-  if (cpus.empty()) return std::nullopt;
-  return cpus;
+  auto cpus = parse_cpu_list(s);
+  if (!cpus || cpus->empty()) return std::nullopt;
+  return *cpus;
 }
 
 std::optional<std::vector<double>> parse_percentile_list(std::string_view s) {

@@ -1,5 +1,7 @@
 #include "diskprobe/core/units.h"
 
+#include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -82,6 +84,72 @@ std::optional<double> parse_percent(std::string_view text, bool percent_sign) {
   bool has_sign = !text.empty() && text.back() == '%';
   if (percent_sign && !has_sign) return std::nullopt;
   return parse_decimal(has_sign ? text.substr(0, text.size() - 1) : text);
+}
+
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<int> cpu_number(std::string_view s) {
+  if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+  int n = std::stoi(std::string(s));
+  if (n >= kMaxCpus) return std::nullopt;
+  return n;
+}
+
+}  // namespace
+
+Result<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::string_view s = trimmed(text);
+  std::vector<int> cpus;
+  if (s.empty()) return cpus;
+  auto bad = [&](const std::string& why) {
+    return make_error("malformed CPU list '" + excerpt(s) + "': " + why);
+  };
+  std::bitset<kMaxCpus> set;
+  size_t entries = 0;
+  for (;;) {
+    if (++entries > static_cast<size_t>(kMaxCpus)) {
+      return bad("more than " + std::to_string(kMaxCpus) + " entries, more than there can be CPUs");
+    }
+    size_t comma = s.find(',');
+    std::string_view entry = trimmed(s.substr(0, comma));
+    if (entry.empty()) return bad("an empty entry");
+    size_t dash = entry.find('-');
+    auto lo = cpu_number(trimmed(entry.substr(0, dash)));
+    auto hi = dash == std::string_view::npos ? lo : cpu_number(trimmed(entry.substr(dash + 1)));
+    if (!lo || !hi) {
+      return bad("'" + excerpt(entry) + "' is not a CPU number or range from 0 to " + std::to_string(kMaxCpus - 1));
+    }
+    if (*lo > *hi) return bad("the range '" + excerpt(entry) + "' runs backwards");
+    for (int c = *lo; c <= *hi; ++c) set.set(static_cast<size_t>(c));
+    if (comma == std::string_view::npos) break;
+    s = s.substr(comma + 1);
+  }
+  for (int c = 0; c < kMaxCpus; ++c) {
+    if (set.test(static_cast<size_t>(c))) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+std::string format_cpu_list(const std::vector<int>& cpus_in) {
+  std::vector<int> cpus = cpus_in;
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
 }
 
 }  // namespace diskprobe

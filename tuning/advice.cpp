@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "diskprobe/core/units.h"
+
 namespace diskprobe::tuning {
 namespace {
 

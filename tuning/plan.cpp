@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "diskprobe/core/problems.h"
+#include "diskprobe/core/units.h"
 #include "diskprobe/tuning/advice.h"
 
 namespace diskprobe::tuning {

@@ -7,11 +7,12 @@
 #include <optional>
 #include <sstream>
 
+#include "diskprobe/core/units.h"
+
 namespace diskprobe::tuning {
 namespace {
 
 // Far above any CONFIG_NR_CPUS; keeps a corrupt "0-4000000000" from allocating gigabytes.
-constexpr int kMaxCpu = 1 << 16;
 
 bool all_digits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -285,49 +286,6 @@ std::vector<ProcInterrupt> parse_proc_interrupts(std::string_view text) {
       if (!a.empty()) pi.actions.push_back(a);
     }
     out.push_back(std::move(pi));
-  }
-  return out;
-}
-
-Result<std::vector<int>> parse_cpu_list(std::string_view text) {
-  std::vector<int> cpus;
-  std::string s = trim(text);
-  if (s.empty()) return cpus;
-  auto bad = [&](const std::string& why) { return make_error("malformed CPU list \"" + s + "\": " + why); };
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    std::string entry = trim(
-        std::string_view(s).substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (entry.empty()) return bad("empty entry");
-    size_t dash = entry.find('-');
-    std::string_view lo_s = std::string_view(entry).substr(0, dash);
-    std::string_view hi_s = dash == std::string::npos ? lo_s : std::string_view(entry).substr(dash + 1);
-    auto lo = to_int(lo_s), hi = to_int(hi_s);
-    if (!lo || !hi) return bad("\"" + entry + "\" is not a CPU number or range");
-    if (*lo > *hi) return bad("range \"" + entry + "\" runs backwards");
-    if (*hi >= kMaxCpu) return bad("CPU " + std::to_string(*hi) + " is out of range");
-    for (int c = *lo; c <= *hi; ++c) cpus.push_back(c);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  return cpus;
-}
-
-std::string format_cpu_list(const std::vector<int>& cpus_in) {
-  std::vector<int> cpus = cpus_in;
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
-  std::string out;
-  for (size_t i = 0; i < cpus.size();) {
-    size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(cpus[i]);
-    if (j > i) out += "-" + std::to_string(cpus[j]);
-    i = j + 1;
   }
   return out;
 }

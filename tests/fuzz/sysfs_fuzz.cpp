@@ -14,6 +14,7 @@
 #include "diskprobe/core/environment.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/sysroot.h"
+#include "diskprobe/core/units.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/topology.h"
@@ -102,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t nl = part.find('\n');
     std::string name(part.substr(0, nl));
     std::string_view content = nl == std::string_view::npos ? std::string_view{} : part.substr(nl + 1);
-    (void)tuning::parse_cpu_list(content);
+    (void)parse_cpu_list(content);
     (void)tuning::parse_proc_interrupts(content);
     (void)safety::parse_mountinfo(content, "fuzz");
     (void)safety::parse_swaps(content, "fuzz");

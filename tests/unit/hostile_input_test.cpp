@@ -15,6 +15,7 @@
 #include "diskprobe/core/html_report.h"
 #include "diskprobe/core/job_spec.h"
 #include "diskprobe/core/json_io.h"
+#include "diskprobe/core/units.h"
 #include "diskprobe/core/report.h"
 #include "diskprobe/core/results.h"
 #include "diskprobe/core/run_summary.h"
@@ -173,7 +174,7 @@ TEST_CASE("cpus_allowed is a set: 0-4095 said 18000 times is 4096 CPUs, not 73 m
   CHECK(cpus->back() == 4095);
   // More entries than CPUs can only be a mistake.
   std::string too_many;
-  for (int i = 0; i < 4097; ++i) too_many += "1,";
+  for (int i = 0; i < kMaxCpus; ++i) too_many += "1,";
   too_many += "1";
   CHECK_FALSE(parse_cpus_allowed(too_many));
   // Order and repeats are the mask's, as fio reads it.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "diskprobe/core/units.h"
 #include "diskprobe/tuning/advice.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
@@ -55,7 +56,12 @@ TEST_CASE("parse_cpu_list rejects malformed lists with a message", "[tuning]") {
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().find("malformed CPU list") != std::string::npos);
   }
-  CHECK(parse_cpu_list("3-1").error() == "malformed CPU list \"3-1\": range \"3-1\" runs backwards");
+  CHECK(parse_cpu_list("3-1").error() == "malformed CPU list '3-1': the range '3-1' runs backwards");
+  // CPUs go below the kernel's largest NR_CPUS; a huge list is quoted as an excerpt.
+  CHECK_FALSE(parse_cpu_list("8192").ok());
+  CHECK(*parse_cpu_list("8191") == std::vector<int>{8191});
+  std::string huge(100000, '9');
+  CHECK(parse_cpu_list(huge).error().size() < 300);
 }
 
 TEST_CASE("format_cpu_list folds ranges", "[tuning]") {

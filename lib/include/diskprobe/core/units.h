@@ -4,7 +4,9 @@
 // text that is not wholly the form it reads; ranges are the caller's.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "diskprobe/core/result.h"
 
@@ -22,5 +24,16 @@ std::optional<double> parse_seconds(std::string_view text);
 
 // "5%" or "5" -> 5 (a percentage); with percent_sign, only "5%". Not range-checked.
 std::optional<double> parse_percent(std::string_view text, bool percent_sign = false);
+
+// CPU numbers go below the kernel's largest NR_CPUS (x86-64 MAXSMP).
+constexpr int kMaxCpus = 8192;
+
+// A CPU list as sysfs and fio write it ("0-3,8", " 1 \n") -> each CPU once, sorted. A set, so
+// "0-8191" said 8,000 times is 8,192 CPUs, not 65 million; more entries than CPUs is an error.
+// Empty text is an empty list (sysfs writes one); the caller says whether that will do.
+Result<std::vector<int>> parse_cpu_list(std::string_view text);
+
+// {0,1,2,3,8} -> "0-3,8", sorted, each CPU once.
+std::string format_cpu_list(const std::vector<int>& cpus);
 
 }  // namespace diskprobe

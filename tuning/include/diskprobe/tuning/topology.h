@@ -89,9 +89,4 @@ struct ProcInterrupt {
 };
 std::vector<ProcInterrupt> parse_proc_interrupts(std::string_view text);
 
-// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; also the blk-mq form "0, 1, 2". Sorted, no
-// duplicates; "" -> {}. An error for malformed lists.
-Result<std::vector<int>> parse_cpu_list(std::string_view text);
-std::string format_cpu_list(const std::vector<int>& cpus);
-
 }  // namespace diskprobe::tuning
