@@ -35,10 +35,11 @@ std::string base_name(std::string_view path) {
 
 std::string to_string(DevNum d) { return std::to_string(d.major) + ":" + std::to_string(d.minor); }
 
-// Block-device topology as sysfs shows it: names, numbers, partitions, slaves, holders.
-class Topology {
+// How block devices are stacked, as sysfs shows it: names, numbers, partitions, slaves, holders.
+// (Not tuning::Topology, which is one device's queues and interrupts.)
+class BlockStack {
  public:
-  explicit Topology(const SysRoot& root) : root_(root) {}
+  explicit BlockStack(const SysRoot& root) : root_(root) {}
 
   std::optional<DevNum> devnum(std::string_view name) const {
     auto text = root_.read_sys("class/block/" + std::string(name) + "/dev");
@@ -140,7 +141,7 @@ class Topology {
 
 // A device named in /proc (a mount source, a swap area): stat(2) first, since /dev/mapper
 // and /dev/disk links are not kernel names; the /dev/NAME spelling when stat cannot tell.
-std::optional<DevNum> block_device_at(const std::string& path, const Topology& topo,
+std::optional<DevNum> block_device_at(const std::string& path, const BlockStack& topo,
                                       const DeviceProber& prober) {
   if (path.empty() || path.front() != '/') return std::nullopt;
   if (auto st = prober.stat_path(path); st && st->is_block) return st->rdev;
@@ -151,7 +152,7 @@ std::optional<DevNum> block_device_at(const std::string& path, const Topology& t
 
 // The devices under a mount: its major:minor, its source when that is a block device, and
 // for btrfs every member (a btrfs mount shows an anonymous 0:N, and only one source).
-std::vector<DevNum> mount_devices(const MountEntry& m, const Topology& topo, const DeviceProber& prober) {
+std::vector<DevNum> mount_devices(const MountEntry& m, const BlockStack& topo, const DeviceProber& prober) {
   std::vector<DevNum> devs{m.dev};
   if (auto src = block_device_at(m.source, topo, prober)) {
     devs.push_back(*src);
@@ -165,7 +166,7 @@ std::vector<DevNum> mount_devices(const MountEntry& m, const Topology& topo, con
 }
 
 // A swap area's device: the device itself, or for a swap file the one holding the file.
-std::optional<DevNum> swap_device(const SwapEntry& s, const Topology& topo, const DeviceProber& prober) {
+std::optional<DevNum> swap_device(const SwapEntry& s, const BlockStack& topo, const DeviceProber& prober) {
   if (s.type == "file") {
     if (auto st = prober.stat_path(s.path); st && !st->is_block) return st->dev;
   }
@@ -616,7 +617,7 @@ class Preflight {
   Options options_;
   Checked& out_;
   Verdict& v_;
-  Topology topo_;
+  BlockStack topo_;
   std::vector<Node> nodes_;
   struct Mounted {
     std::vector<DevNum> devs;
