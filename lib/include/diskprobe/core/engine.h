@@ -37,13 +37,6 @@ struct Target {
   bool bio_based = false;
 };
 
-// What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
-// poll_queues parameter, turned into Target::io_poll / poll_why.
-void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
-
-// Target::bio_based from the sysfs: a disk with no mq/ directory.
-void read_bio_based(const SysRoot& root, const std::string& disk, Target& target);
-
 // Two blk-throttle slices of 100 ms and a jiffy of 10 ms: see EngineOptions::settle_ns.
 inline constexpr uint64_t kSettleAfterOwnIoNs = 250'000'000;
 

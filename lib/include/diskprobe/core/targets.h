@@ -57,4 +57,11 @@ Status may_use_file(const std::string& path, const JobSpec& spec);
 // free space for `need_bytes`, no O_DIRECT (tmpfs) when `direct`.
 Status check_directory(const std::string& dir, uint64_t need_bytes, bool direct);
 
+// What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
+// poll_queues parameter, turned into Target::io_poll / poll_why.
+void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
+
+// Target::bio_based from the sysfs: a disk with no mq/ directory.
+void read_bio_based(const SysRoot& root, const std::string& disk, Target& target);
+
 }  // namespace diskprobe
