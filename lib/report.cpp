@@ -1,6 +1,7 @@
 #include "diskprobe/core/report.h"
 
 #include "diskprobe/core/json_io.h"
+#include "diskprobe/core/report_keys.h"
 
 #include <algorithm>
 #include <cmath>
@@ -318,8 +319,8 @@ std::string percent_key(double p) {
 json histogram_json(const Histogram& h, const std::vector<double>& pcts) {
   json pct = json::object();
   for (double p : pcts) pct[percent_key(p)] = h.percentile(p);
-  return {{"min", h.min()},     {"max", h.max()},       {"mean", h.mean()},
-          {"stdev", h.stdev()}, {"samples", h.count()}, {"percentiles", pct}};
+  return {{"min", h.min()},     {"max", h.max()},       {report_key::kMean, h.mean()},
+          {"stdev", h.stdev()}, {"samples", h.count()}, {report_key::kPercentiles, pct}};
 }
 
 json sample_json(const std::vector<double>& v) {
@@ -362,13 +363,13 @@ json direction_json(const DirectionStats& d, double runtime_s, const std::vector
     ios.push_back(static_cast<double>(n));
     bw.push_back(static_cast<double>(n) * d.bs);
   }
-  return {{"ios", d.ios},
+  return {{report_key::kIos, d.ios},
           {"bytes", d.bytes},
           {"bs_bytes", d.bs},
-          {"iops", per_second(d.ios, runtime_s)},
-          {"bw_bytes_per_s", per_second(d.bytes, runtime_s)},
+          {report_key::kIops, per_second(d.ios, runtime_s)},
+          {report_key::kBw, per_second(d.bytes, runtime_s)},
           {"slat_ns", histogram_json(d.slat, pcts)},
-          {"clat_ns", histogram_json(d.clat, pcts)},
+          {report_key::kClat, histogram_json(d.clat, pcts)},
           {"lat_ns", histogram_json(d.lat, pcts)},
           {"iops_samples", secs},
           {"iops_per_s_stats", sample_json(ios)},
@@ -477,13 +478,13 @@ const char* json_unit(Quantity q) {
 json expectation_json(const ExpectationResult& e) {
   const Expectation& x = e.expectation;
   std::string unit = json_unit(x.quantity);
-  json j = {{"expression", x.text},
+  json j = {{report_key::kExpression, x.text},
             {"metric", x.metric},
             {"op", std::string(to_string(x.op))},
             {"unit", unit},
             {"threshold_" + unit, x.threshold},
             {"measured_" + unit, std::isnan(e.measured) ? json(nullptr) : json(e.measured)},
-            {"met", e.met},
+            {report_key::kMet, e.met},
             {"origin", x.origin}};
   if (x.provisioned > 0) {
     j["provisioned_" + unit] = x.provisioned;
@@ -592,15 +593,15 @@ std::string render_text(const Results& r) {
 
 json to_json(const Results& r) {
   json j;
-  j["schema_version"] = 1;
-  j["job"] = diskprobe::to_json(r.spec);
-  j["device"] = r.device;
-  j["started_at"] = r.started_at;
-  j["runtime_s"] = r.runtime_s;
-  j["interrupted"] = r.interrupted;
+  j[report_key::kSchema] = 1;
+  j[report_key::kJob] = diskprobe::to_json(r.spec);
+  j[report_key::kDevice] = r.device;
+  j[report_key::kStartedAt] = r.started_at;
+  j[report_key::kRuntime] = r.runtime_s;
+  j[report_key::kInterrupted] = r.interrupted;
   const auto pcts = percentile_list(r.spec);
-  j["read"] = direction_json(r.read, r.runtime_s, pcts);
-  j["write"] = direction_json(r.write, r.runtime_s, pcts);
+  j[report_key::kRead] = direction_json(r.read, r.runtime_s, pcts);
+  j[report_key::kWrite] = direction_json(r.write, r.runtime_s, pcts);
   Histogram all = r.read.lat;
   all.merge(r.write.lat);
   j["latency_distribution"] = distribution_json(all);
@@ -628,7 +629,7 @@ json to_json(const Results& r) {
   } else {
     j["disk"] = nullptr;
   }
-  j["preflight"] = r.preflight;
+  j[report_key::kPreflight] = r.preflight;
   json tuning = json::array();
   for (const auto& t : r.tuning)
     tuning.push_back({{"what", t.what}, {"old_value", t.old_value}, {"new_value", t.new_value}});
@@ -656,7 +657,7 @@ json to_json(const Results& r) {
                       {"device_size_bytes", env.device_size_bytes}};
   json expectations = json::array();
   for (const auto& e : r.expectations) expectations.push_back(expectation_json(e));
-  j["expectations"] = expectations;
+  j[report_key::kExpectations] = expectations;
   j["expectations_met"] = std::all_of(r.expectations.begin(), r.expectations.end(),
                                       [](const ExpectationResult& e) { return e.met; });
   return j;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "diskprobe/core/json_io.h"
+#include "diskprobe/core/report_keys.h"
 #include "diskprobe/core/sysroot.h"
 
 namespace diskprobe {
@@ -12,28 +13,12 @@ namespace {
 
 using nlohmann::json;
 
-// The report's keys (lib/report.cpp to_json), all in one place.
 namespace key {
-constexpr const char* kSchema = "schema_version";
-constexpr const char* kRead = "read";
-constexpr const char* kWrite = "write";
-constexpr const char* kIos = "ios";
-constexpr const char* kIops = "iops";
-constexpr const char* kBw = "bw_bytes_per_s";
-constexpr const char* kLatency = "clat_ns";  // the histogram compared: completion latency
-constexpr const char* kMean = "mean";
-constexpr const char* kPercentiles = "percentiles";
+using namespace report_key;
 constexpr const char* kP99 = "99.00";
 constexpr const char* kP999 = "99.90";
-constexpr const char* kDevice = "device";  // a path, or an object with one
-constexpr const char* kHost = "host";      // optional: a hostname, or an object with one
-constexpr const char* kJob = "job";
-constexpr const char* kName = "name";
-constexpr const char* kStartedAt = "started_at";
-constexpr const char* kRuntime = "runtime_s";
-constexpr const char* kInterrupted = "interrupted";
-constexpr const char* kPreflight = "preflight";
-constexpr const char* kExpectations = "expectations";  // optional array
+constexpr const char* kHost = "host";  // optional, from other writers: a hostname, or an object with one
+constexpr const char* kName = "name";  // the job's
 }  // namespace key
 
 // j[k] when j is an object holding k, else null.
@@ -65,7 +50,7 @@ DirectionSummary direction(const json& d) {
   if (!is_set(s.ios)) s.ios = 0;
   s.iops = number(at(d, key::kIops));
   s.bw_bytes_per_s = number(at(d, key::kBw));
-  const json& lat = at(d, key::kLatency);
+  const json& lat = at(d, key::kClat);
   s.lat_mean_ns = number(at(lat, key::kMean));
   const json& pct = at(lat, key::kPercentiles);
   s.lat_p99_ns = number(at(pct, key::kP99));
@@ -89,8 +74,8 @@ ExpectationOutcome expectation(const json& e) {
     o.what = e.get<std::string>();
     return o;
   }
-  o.what = first_text(e, {"expression", "expr", "expect", "text", "name", "metric"});
-  for (const char* k : {"met", "passed", "ok", "pass"}) {
+  o.what = first_text(e, {key::kExpression, "expr", "expect", "text", "name", "metric"});
+  for (const char* k : {key::kMet, "passed", "ok", "pass"}) {
     if (const json& v = at(e, k); v.is_boolean()) {
       o.met = v.get<bool>();
       break;

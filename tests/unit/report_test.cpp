@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "diskprobe/core/report.h"
+#include "diskprobe/core/run_summary.h"
 
 using namespace diskprobe;
 using Catch::Matchers::Contains;
@@ -238,4 +239,38 @@ TEST_CASE("render picks the format and parse_output_format knows text, json and 
   CHECK(render(r, OutputFormat::Text) == render_text(r));
   auto doc = nlohmann::json::parse(render(r, OutputFormat::Json));
   CHECK(doc["write"]["ios"] == 1107300);
+}
+
+// compare and aggregate read the report back through run_summary; the keys are named once
+// (report_keys.h), and this is what would catch a writer and a reader that drifted apart.
+TEST_CASE("the JSON report reads back through run_summary with the figures it wrote", "[report][compare]") {
+  Results r = seed_like_results();
+  r.spec.name = "essd-plx-latency";
+  r.interrupted = true;
+  ExpectationResult e;
+  e.expectation.text = "write.iops>=30000";
+  e.measured = 36900;
+  e.met = true;
+  r.expectations.push_back(e);
+  nlohmann::json j = to_json(r);
+  auto s = summarize_run(j, "r.json");
+  INFO((s ? "" : s.error()));
+  REQUIRE(s);
+  CHECK(s->device == "/dev/vdc");
+  CHECK(s->profile == "essd-plx-latency");
+  CHECK(s->started_at == "2022-03-08T16:20:45Z");
+  CHECK(s->runtime_s == Approx(30.001));
+  CHECK(s->interrupted);
+  CHECK_FALSE(s->read.present);
+  REQUIRE(s->write.present);
+  CHECK(s->write.ios == Approx(1107300));
+  CHECK(s->write.iops == Approx(j["write"]["iops"].get<double>()));
+  CHECK(s->write.bw_bytes_per_s == Approx(j["write"]["bw_bytes_per_s"].get<double>()));
+  CHECK(s->write.lat_mean_ns == Approx(r.write.clat.mean()));
+  CHECK(s->write.lat_p99_ns == Approx(static_cast<double>(r.write.clat.percentile(99))));
+  CHECK_FALSE(s->write.percentiles.empty());
+  CHECK(s->preflight == "safe");
+  REQUIRE(s->expectations.size() == 1);
+  CHECK(s->expectations[0].what == "write.iops>=30000");
+  CHECK(s->expectations[0].met);
 }
