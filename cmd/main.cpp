@@ -190,7 +190,25 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
 
 // A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
 // names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
+constexpr const char* kRefusedWhy = "refused by the preflight: nothing was written";
+
 cli::Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
+
+// run and tune: a DEVICE that is not a device name, or no block device, is bad input before
+// anything else; nullopt for a name, even one of nothing (the preflight refuses that).
+std::optional<int> bad_device_name(const std::string& arg) {
+  NameError why = NameError::None;
+  if (auto name = parse_device_name(arg, &why); !name && why != NameError::NotFound) {
+    return fail(name_exit(why), name.error());
+  }
+  return std::nullopt;
+}
+
+// The preflight's refusal, as run and tune say it: the verdict on stderr, then one line.
+int refused(const safety::Verdict& v, const std::string& why) {
+  std::fputs(cli::verdict_text(v).c_str(), stderr);
+  return cli::refuse(v, v.device + " " + why);
+}
 
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
@@ -223,6 +241,10 @@ std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan
 }
 
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
+  if (a.restore && !a.positional.empty()) {
+    return fail(kUsage, "tune --restore takes no DEVICE: it restores what every killed run left (devices that "
+                        "are gone too); drop " + excerpt(a.positional[0]));
+  }
   if (a.restore) {
     auto r = tuning::restore_all(root, journal_dir());
     if (a.json) {
@@ -241,11 +263,14 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   }
   auto spec = spec_from(a, a.profile.empty() ? "essd-plx-latency" : a.profile);
   if (!spec) return fail(kUsage, spec.error());
-  NameError why = NameError::None;
-  auto name = parse_device_name(a.positional[0], &why);
-  if (!name) return fail(why == NameError::BadName ? kUsage : kRuntime, name.error());
-  auto dev = read_block_device(root, *name);
-  if (!dev) return fail(kRuntime, dev.error());
+  if (auto rc = bad_device_name(a.positional[0])) return *rc;
+  auto name = parse_device_name(a.positional[0]);
+  auto dev = name ? read_block_device(root, *name) : Result<BlockDevice>(make_error(name.error()));
+  if (!dev) {  // names nothing: refused (3, not-found) as check and run refuse it
+    auto v = safety::preflight(root, a.positional[0], safety::Mode::Read, preflight_options(a, false)).verdict;
+    if (v.safe()) return fail(kRuntime, dev.error());
+    return refused(v, kRefusedWhy);
+  }
   auto topo = tuning::read_topology(root, *dev);
   if (!topo) return fail(kRuntime, topo.error());
   auto plan = tuning::make_plan(*topo, *spec);
@@ -418,16 +443,10 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
 
-  // A DEVICE that is not a device name is a usage error; one that names nothing, or no block
-  // device, is the preflight's to refuse, as `check` does (exit 3, not-found).
-  NameError why = NameError::None;
-  if (auto name = parse_device_name(device_arg, &why); !name && why != NameError::NotFound) {
-    return fail(name_exit(why), name.error());
-  }
+  if (auto rc = bad_device_name(device_arg)) return *rc;
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
-    std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
     if (outputs->output && *format == OutputFormat::Junit) {
       // CI still gets its report: the preflight testcase fails.
       Results refused;
@@ -439,8 +458,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
         spdlog::error("the JUnit report is lost: {}", st.error());
       }
     }
-    return cli::refuse(checked.verdict,
-                       checked.verdict.device + " refused by the preflight: nothing was written");
+    return refused(checked.verdict, kRefusedWhy);
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
@@ -466,8 +484,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   // Checked again through the held O_EXCL descriptor right before the engine opens the device.
   // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
   if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
-    std::fputs(cli::verdict_text(again).c_str(), stderr);
-    return cli::refuse(again, again.device + " changed since the preflight: nothing was written");
+    return refused(again, "changed since the preflight: nothing was written");
   }
   auto before = read_disk_counters(root, dev);
   EngineOptions opts;
