@@ -305,6 +305,7 @@ Result<Outputs> open_outputs(const cli::Args& a, const SysRoot& root, const JobS
                                     std::tuple{"--report", &a.report_file, &o.report}}) {
     if (path->empty()) continue;
     auto f = OutputFile::open(option, *path, root, targets);
+    if (!f && slot == &o.output) cli::leave_json_file();
     if (!f) return make_error(f.error());
     slot->emplace(std::move(*f));
     targets.push_back(*path);  // --output and --report the same file: the second is refused
@@ -320,6 +321,7 @@ int write_outputs(Outputs& out, const Results& results, OutputFormat format) {
     if (auto st = out.output->write(render(results, format)); !st) {
       return fail(kRuntime, "the report is lost: " + st.error());
     }
+    cli::leave_json_file();
     print(render_text(results));
   } else {
     print(render(results, format));
@@ -559,5 +561,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   diskprobe::guard_std_fds();
   diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
+  auto file = diskprobe::cli::json_file(argc, argv);
+  diskprobe::cli::set_json_file(std::move(file.path), std::move(file.others));
   return diskprobe::cli::finish(dispatch(argc, argv));
 }
