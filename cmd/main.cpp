@@ -40,6 +40,7 @@
 #include "out.h"
 #include "progress.h"
 #include "render.h"
+#include "stop_signals.h"
 #include "tools.h"
 #include "version.h"
 
@@ -67,20 +68,22 @@ void on_signal(int sig) {
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
 // every RestoreGuard and the scratch device are cleaned up by their destructors. Installed
-// from .preinit_array (below), before any library's constructor and main, with the three
-// blocked meanwhile, then unblocked: one left pending and blocked by the parent across exec
-// is delivered to the handler then. Only execve and the dynamic loader come before, and they
-// change nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
+// from .preinit_array (below), before any library's constructor and main. The launcher
+// (launcher.cpp) blocked them at the first instruction, before the dynamic loader; blocked
+// here too (run without the launcher: the window of the loader stays open), then unblocked,
+// so nothing diskprobe starts inherits them blocked. One left pending (in the loader, or
+// blocked by the parent across exec) is delivered to the handler then. SIGPIPE is ignored: a
+// closed pipe is a write error (EPIPE) with a message.
 void install_signal_handlers() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  for (int sig : cli::kStopSignals) sigaddset(&stop_signals, sig);
   sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sa.sa_mask = stop_signals;
   sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and sees the flag
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  for (int sig : cli::kStopSignals) sigaction(sig, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
   sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }

@@ -377,8 +377,8 @@ TEST_CASE("a SIGHUP right after exec never kills a run with its settings changed
     CHECK(testing::read_sysfs(rq) == before);
     CHECK_FALSE(fs::exists(diskprobe::tuning::device_journal(b.journals(), loop.name())));
   }
-  // Only a signal that lands before exec (the test's own child) or in the dynamic loader can
-  // still kill, and nothing has been changed then; how often, for the record.
+  // Only a signal that lands before exec (the test's own child) or during the launcher's
+  // execve can still kill, and nothing has been changed then; how often, for the record.
   WARN(interrupted << " of 40 interrupted cleanly; died of SIGHUP: " << died_before_exec << " before exec, "
-                   << died_after_exec << " after it (the dynamic loader)");
+                   << died_after_exec << " after it");
 }
