@@ -252,18 +252,50 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
   return a;
 }
 
-bool wants_json(int argc, char** argv) {
+namespace {
+
+// What argv says of JSON output, read without the parser so a usage error knows it too.
+struct JsonWords {
   bool json = false, format_json = false, to_file = false;
+  JsonFile file;
+};
+
+JsonWords json_words(int argc, char** argv) {
+  JsonWords r;
   for (int i = 1; i < argc; ++i) {
     std::string w = argv[i];
     if (w == "--") break;
-    if (w == "--json") json = true;
+    if (w == "--json") r.json = true;
     if (w == "--output-format=json" ||
         (w == "--output-format" && i + 1 < argc && std::string(argv[i + 1]) == "json"))
-      format_json = true;
-    if (w == "--output" || w.rfind("--output=", 0) == 0) to_file = true;
+      r.format_json = true;
+    if (w == "--output" || w.rfind("--output=", 0) == 0) {
+      r.to_file = true;
+      if (w == "--output" && i + 1 < argc) {
+        r.file.path = argv[++i];
+      } else if (w != "--output") {
+        r.file.path = w.substr(w.find('=') + 1);
+      }
+      continue;
+    }
+    // "--filename=./x" names ./x.
+    auto eq = w.find('=');
+    r.file.others.push_back(w.rfind("--", 0) == 0 && eq != std::string::npos ? w.substr(eq + 1) : w);
   }
-  return json || (format_json && !to_file);
+  return r;
+}
+
+}  // namespace
+
+bool wants_json(int argc, char** argv) {
+  auto w = json_words(argc, argv);
+  return w.json || (w.format_json && !w.to_file);
+}
+
+JsonFile json_file(int argc, char** argv) {
+  auto w = json_words(argc, argv);
+  if (!w.format_json || w.file.path.empty()) return {};
+  return w.file;
 }
 
 const char* usage() {

@@ -43,6 +43,14 @@ std::optional<Args> parse(int argc, char** argv, std::string& error);
 // --output-format json with the report on stdout (no --output FILE).
 bool wants_json(int argc, char** argv);
 
+// Where JSON mode's document goes when it is not stdout: --output FILE with --output-format
+// json. `others` are the other words' values, for OutputFile::open to refuse FILE if it is one.
+struct JsonFile {
+  std::string path;  // empty: none asked for
+  std::vector<std::string> others;
+};
+JsonFile json_file(int argc, char** argv);
+
 const char* usage();
 
 }  // namespace diskprobe::cli

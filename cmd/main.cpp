@@ -41,6 +41,7 @@
 #include "out.h"
 #include "progress.h"
 #include "render.h"
+#include "stop_signals.h"
 #include "tools.h"
 #include "version.h"
 
@@ -68,20 +69,22 @@ void on_signal(int sig) {
 
 // SIGINT/SIGTERM/SIGHUP only set a flag: the run stops at its next batch and unwinds, so
 // every RestoreGuard and the scratch device are cleaned up by their destructors. Installed
-// from .preinit_array (below), before any library's constructor and main, with the three
-// blocked meanwhile, then unblocked: one left pending and blocked by the parent across exec
-// is delivered to the handler then. Only execve and the dynamic loader come before, and they
-// change nothing. SIGPIPE is ignored: a closed pipe is a write error (EPIPE) with a message.
+// from .preinit_array (below), before any library's constructor and main. The launcher
+// (launcher.cpp) blocked them at the first instruction, before the dynamic loader; blocked
+// here too (run without the launcher: the window of the loader stays open), then unblocked,
+// so nothing diskprobe starts inherits them blocked. One left pending (in the loader, or
+// blocked by the parent across exec) is delivered to the handler then. SIGPIPE is ignored: a
+// closed pipe is a write error (EPIPE) with a message.
 void install_signal_handlers() {
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  for (int sig : cli::kStopSignals) sigaddset(&stop_signals, sig);
   sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sa.sa_mask = stop_signals;
   sa.sa_flags = 0;  // no SA_RESTART: a blocking wait returns EINTR and sees the flag
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+  for (int sig : cli::kStopSignals) sigaction(sig, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
   sigprocmask(SIG_UNBLOCK, &stop_signals, nullptr);
 }
@@ -191,7 +194,25 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
 
 // A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
 // names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
+constexpr const char* kRefusedWhy = "refused by the preflight: nothing was written";
+
 cli::Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
+
+// run and tune: a DEVICE that is not a device name, or no block device, is bad input before
+// anything else; nullopt for a name, even one of nothing (the preflight refuses that).
+std::optional<int> bad_device_name(const std::string& arg) {
+  NameError why = NameError::None;
+  if (auto name = parse_device_name(arg, &why); !name && why != NameError::NotFound) {
+    return fail(name_exit(why), name.error());
+  }
+  return std::nullopt;
+}
+
+// The preflight's refusal, as run and tune say it: the verdict on stderr, then one line.
+int refused(const safety::Verdict& v, const std::string& why) {
+  std::fputs(cli::verdict_text(v).c_str(), stderr);
+  return cli::refuse(v, v.device + " " + why);
+}
 
 int cmd_check(const cli::Args& a, const SysRoot& root) {
   if (a.positional.size() != 1) return fail(kUsage, "usage: diskprobe check DEVICE [--mode write|read] [--json]");
@@ -224,6 +245,10 @@ std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan
 }
 
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
+  if (a.restore && !a.positional.empty()) {
+    return fail(kUsage, "tune --restore takes no DEVICE: it restores what every killed run left (devices that "
+                        "are gone too); drop " + excerpt(a.positional[0]));
+  }
   if (a.restore) {
     auto r = tuning::restore_all(root, journal_dir());
     if (a.json) {
@@ -242,11 +267,14 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   }
   auto spec = spec_from(a, a.profile.empty() ? "essd-plx-latency" : a.profile);
   if (!spec) return fail(kUsage, spec.error());
-  NameError why = NameError::None;
-  auto name = parse_device_name(a.positional[0], &why);
-  if (!name) return fail(why == NameError::BadName ? kUsage : kRuntime, name.error());
-  auto dev = read_block_device(root, *name);
-  if (!dev) return fail(kRuntime, dev.error());
+  if (auto rc = bad_device_name(a.positional[0])) return *rc;
+  auto name = parse_device_name(a.positional[0]);
+  auto dev = name ? read_block_device(root, *name) : Result<BlockDevice>(make_error(name.error()));
+  if (!dev) {  // names nothing: refused (3, not-found) as check and run refuse it
+    auto v = safety::preflight(root, a.positional[0], safety::Mode::Read, preflight_options(a, false)).verdict;
+    if (v.safe()) return fail(kRuntime, dev.error());
+    return refused(v, kRefusedWhy);
+  }
   auto topo = tuning::read_topology(root, *dev);
   if (!topo) return fail(kRuntime, topo.error());
   auto plan = tuning::make_plan(*topo, *spec);
@@ -281,6 +309,7 @@ Result<Outputs> open_outputs(const cli::Args& a, const SysRoot& root, const JobS
                                     std::tuple{"--report", &a.report_file, &o.report}}) {
     if (path->empty()) continue;
     auto f = OutputFile::open(option, *path, root, targets);
+    if (!f && slot == &o.output) cli::leave_json_file();
     if (!f) return make_error(f.error());
     slot->emplace(std::move(*f));
     targets.push_back(*path);  // --output and --report the same file: the second is refused
@@ -296,6 +325,7 @@ int write_outputs(Outputs& out, const Results& results, OutputFormat format) {
     if (auto st = out.output->write(render(results, format)); !st) {
       return fail(kRuntime, "the report is lost: " + st.error());
     }
+    cli::leave_json_file();
     print(render_text(results));
   } else {
     print(render(results, format));
@@ -419,16 +449,10 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   }
   if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
 
-  // A DEVICE that is not a device name is a usage error; one that names nothing, or no block
-  // device, is the preflight's to refuse, as `check` does (exit 3, not-found).
-  NameError why = NameError::None;
-  if (auto name = parse_device_name(device_arg, &why); !name && why != NameError::NotFound) {
-    return fail(name_exit(why), name.error());
-  }
+  if (auto rc = bad_device_name(device_arg)) return *rc;
   auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
   auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
   if (!checked.verdict.safe()) {
-    std::fputs(cli::verdict_text(checked.verdict).c_str(), stderr);
     if (outputs->output && *format == OutputFormat::Junit) {
       // CI still gets its report: the preflight testcase fails.
       Results refused;
@@ -440,8 +464,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
         spdlog::error("the JUnit report is lost: {}", st.error());
       }
     }
-    return cli::refuse(checked.verdict,
-                       checked.verdict.device + " refused by the preflight: nothing was written");
+    return refused(checked.verdict, kRefusedWhy);
   }
   const BlockDevice& dev = checked.device;
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
@@ -467,8 +490,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   // Checked again through the held O_EXCL descriptor right before the engine opens the device.
   // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
   if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
-    std::fputs(cli::verdict_text(again).c_str(), stderr);
-    return cli::refuse(again, again.device + " changed since the preflight: nothing was written");
+    return refused(again, "changed since the preflight: nothing was written");
   }
   auto before = read_disk_counters(root, dev);
   EngineOptions opts;
@@ -543,5 +565,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   diskprobe::guard_std_fds();
   diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
+  auto file = diskprobe::cli::json_file(argc, argv);
+  diskprobe::cli::set_json_file(std::move(file.path), std::move(file.others));
   return diskprobe::cli::finish(dispatch(argc, argv));
 }

@@ -60,6 +60,34 @@ valid_json out "profile show --name 0xFF" 'd["name"] == "\ufffd"'
 run 2 "check 0xFF --json" check $'\xff' --json
 valid_json out "check 0xFF" 'd["device"] == "\ufffd" and not d["safe"]'
 
+# A name that names nothing is refused (3, not-found), one that is no block device is bad input
+# (2), from check, run and tune alike; tune exited 1 for both, and --restore ignored a DEVICE.
+mkfifo names.fifo
+for target in nosuchdev /dev/nosuchdev; do
+  for cmd in "check $target" "run --profile essd-plx-latency $target" "tune $target" "tune $target --apply"; do
+    read -ra words <<<"$cmd"
+    run 3 "$cmd: names nothing" "${words[@]}" --json
+    valid_json out "$cmd" 'd["exit_code"] == 3 if "exit_code" in d else not d["safe"]'
+    [ "${words[0]}" = check ] && continue
+    contains err "$target refused by the preflight" "$cmd"
+    valid_json out "$cmd" 'd["verdict"]["reasons"][0]["code"] == "not-found"'
+    [ "$(grep -c '^diskprobe: error' err)" -eq 1 ] || fail "$cmd: not one error line: $(cat err)"
+  done
+done
+for target in "$work/names.fifo" /dev/null /dev/zero; do
+  for cmd in "check $target" "run --profile essd-plx-latency $target" "tune $target" "tune $target --apply"; do
+    read -ra words <<<"$cmd"
+    run 2 "$cmd: no block device" "${words[@]}"
+    contains "$([ "${words[0]}" = check ] && echo out || echo err)" "$target is not a block device" "$cmd"
+  done
+  run 2 "tune $target --json: the error document" tune "$target" --json
+  valid_json out "tune $target --json" 'd["exit_code"] == 2 and "not a block device" in d["error"]'
+  one_short_line "tune $target"
+done
+run 2 "tune --restore with a DEVICE" tune --restore nosuchdev
+contains err "tune --restore takes no DEVICE" "tune --restore DEVICE"
+one_short_line "tune --restore DEVICE"
+
 # abort: sysfs strings (model, serial, a mount point, a C-state name) not UTF-8.
 sys=(--sysfs "$fixture/sys" --procfs "$fixture/proc")
 run 0 "devices --json, model with 0xFF" devices --json "${sys[@]}"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The man page is maintained: every subcommand and long option `diskprobe --help` lists is
 # in doc/diskprobe.1.md, and the troff generated from it formats without a warning.
-# usage: man_test.sh DISKPROBE MAN_SOURCE GENERATED_PAGE
+# The INPUT LIMITS section gives the numbers the code enforces, read from the code itself.
+# usage: man_test.sh DISKPROBE MAN_SOURCE GENERATED_PAGE SOURCE_DIR
 set -uo pipefail
-bin=$1 src=$2 page=$3
+bin=$1 src=$2 page=$3 root=$4
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
@@ -21,6 +22,30 @@ done
 for o in $(grep -o -- '--[a-z][a-z_-]*' <<<"$help" | sort -u); do
   grep -q -- "$o" "$src" || fail "option $o (in --help) is not in $src"
 done
+
+# limit FILE CONSTANT PHRASE: the constant's value (N, or N MiB) in place of % in PHRASE is in
+# the man page's INPUT LIMITS section.
+limits=$(sed -n '/^# INPUT LIMITS$/,/^# /p' "$src" | tr '\n' ' ' | tr -s ' ' | sed 's/\*\*//g')
+[ -n "$limits" ] || fail "no INPUT LIMITS section in $src"
+limit() {
+  local expr value
+  expr=$(sed -n "s/.*constexpr [a-z_:0-9 ]*\b$2 = \([^;]*\);.*/\1/p" "$root/$1" | head -1)
+  [ -n "$expr" ] || { fail "no constant $2 in $1"; return; }
+  value=$((${expr//u/}))
+  [ $((value % 1048576)) -eq 0 ] && value="$((value >> 20)) MiB"
+  grep -qF -- "${3//%/$value}" <<<"$limits" || fail "INPUT LIMITS does not say '${3//%/$value}' ($2 in $1)"
+}
+limit profiles/profiles.cpp kMaxProfileBytes "A profile is at most %"
+limit lib/include/diskprobe/core/sysroot.h kMaxFileBytes "any other file at most %"
+limit profiles/profiles.cpp kMaxExtendsDepth "extends chains are at most % deep"
+limit lib/include/diskprobe/core/json_io.h kMaxJsonDepth "JSON nests at most % deep"
+limit cmd/args.cpp kMaxWordBytes "path) is at most % bytes"
+limit lib/expect.cpp kMaxExpressionBytes "expression at most % bytes"
+limit lib/include/diskprobe/core/units.h kMaxCpus "a set of at most % CPUs"
+limit lib/engine.cpp kMaxSeconds "runtime and ramp_time are at most % s"
+limit lib/engine.cpp kMaxIodepth "iodepth is 1 to %"
+limit lib/engine.cpp kMaxNumjobs "numjobs 1 to %"
+limit profiles/profiles.cpp kMaxProblemsShown "list at most % problems"
 
 if command -v groff >/dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)

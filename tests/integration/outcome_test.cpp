@@ -191,6 +191,89 @@ TEST_CASE("JSON mode: every outcome prints exactly one JSON document", "[outcome
   }
 }
 
+// Before: with --output-format json --output FILE, an error left FILE as it was (an earlier
+// run's report, taken for this one's) or made nothing; stdout had no document either.
+TEST_CASE("JSON mode with --output FILE: every outcome leaves exactly one document in FILE", "[outcome][json]") {
+  Bench b;
+  LoopDevice loop = testing::make_loop(64ull << 20);
+  const std::string file = (b.dir / "r.json").string();
+  const std::vector<std::string> to_file{"--output-format", "json", "--output", file};
+  // FILE holds an earlier run's report, or does not exist yet: the error document either way.
+  auto in_file = [&](const std::vector<std::string>& args, int code, const std::string& says) {
+    for (bool stale : {true, false}) {
+      if (stale) {
+        std::ofstream(file) << R"({"jobs": [], "stale": true})";
+      } else {
+        fs::remove(file);
+      }
+      auto r = b.run(args);
+      INFO((stale ? "stale FILE" : "no FILE") << "; stderr: " << r.err);
+      CHECK(r.out.empty());  // stdout is the text report's, and there is none
+      check_error_document({r.exit_code, slurp(file), r.err}, code, says);
+    }
+  };
+  SECTION("usage errors, before and after FILE is opened") {
+    auto args = quick_run(loop, to_file);
+    args.push_back("--bogus");
+    in_file(args, 2, "unknown option --bogus");
+    in_file({"run", "--profile", "no-such-profile", loop.name(), "--output-format=json", "--output=" + file}, 2,
+            "unknown profile");
+    in_file(quick_run(loop, {"--output-format", "json", "--output", file, "--cpus_allowed", "4095"}), 2,
+            "is not online");
+    in_file({"run", "--profile", "essd-plx-latency", "/dev/null", "--output-format", "json", "--output", file}, 2,
+            "not a block device");
+  }
+  SECTION("refused, exit 3: the verdict in FILE") {
+    in_file({"run", "--profile", "essd-plx-latency", "nosuchdev", "--output-format", "json", "--output", file}, 3,
+            "refused by the preflight");
+    CHECK(nlohmann::json::parse(slurp(file))["verdict"]["reasons"][0]["code"] == "not-found");
+    REQUIRE(testing::sh("mkfs.ext4 -q -F " + loop.path()).exit_code == 0);
+    in_file(quick_run(loop, to_file), 3, "refused by the preflight");
+    CHECK(nlohmann::json::parse(slurp(file))["verdict"]["reasons"].dump().find("\"signature\"") !=
+          std::string::npos);
+  }
+  SECTION("runtime error before the run, exit 1") {
+    nlohmann::json killed = {{"device", loop.name()},
+                             {"holders", {{{"pid", 2147483647}, {"start_time", 1}, {"started", "x"}}}},
+                             {"settings", nlohmann::json::array()}};
+    fs::create_directories(b.journals());
+    std::ofstream(diskprobe::tuning::device_journal(b.journals(), loop.name())) << killed.dump();
+    in_file(quick_run(loop, to_file), 1, "run `diskprobe tune --restore` first");
+  }
+  SECTION("a report, exit 0 and 4: the report alone, the text report on stdout") {
+    for (bool unmet : {false, true}) {
+      std::ofstream(file) << R"({"stale": true})";
+      auto args = quick_run(loop, to_file);
+      if (unmet) args.insert(args.end(), {"--expect", "iops>=1000000000"});
+      auto r = b.run(args);
+      INFO(r.err);
+      CHECK(r.exit_code == (unmet ? 4 : 0));
+      CHECK(r.out.find("expectations:") != std::string::npos);
+      auto j = nlohmann::json::parse(slurp(file));
+      CHECK(j.contains("jobs"));
+      CHECK_FALSE(j.contains("error"));
+      CHECK_FALSE(j.contains("stale"));
+    }
+  }
+  SECTION("FILE that may not be written is left alone, the exit code kept") {
+    // The run's own target, named on a command line that fails before FILE is checked.
+    const std::string target = (b.dir / "target.img").string();
+    std::ofstream(target) << "user data";
+    auto r = b.run({"run", "--profile", "essd-plx-latency", target, "--bogus", "--output-format", "json",
+                    "--output", target});
+    CHECK(r.exit_code == 2);
+    CHECK(slurp(target) == "user data");
+    CHECK(r.err.find("no error document written: --output: " + target + " is the run's own target") !=
+          std::string::npos);
+    // A device: refused when opened for the report, and not tried again for the error.
+    LoopDevice other = testing::make_loop(64ull << 20);
+    r = b.run(quick_run(loop, {"--output-format", "json", "--output", other.path()}));
+    CHECK(r.exit_code == 2);
+    CHECK(testing::read_bytes(other.path(), 0, 16) == std::string(16, '\0'));
+    CHECK(r.err.find("no error document") == std::string::npos);
+  }
+}
+
 // Before: `run … nosuchdev` exited 1, where the README says a missing device is refused.
 TEST_CASE("run on a device that does not exist is refused like check: exit 3, not-found", "[outcome]") {
   Bench b;
@@ -294,8 +377,8 @@ TEST_CASE("a SIGHUP right after exec never kills a run with its settings changed
     CHECK(testing::read_sysfs(rq) == before);
     CHECK_FALSE(fs::exists(diskprobe::tuning::device_journal(b.journals(), loop.name())));
   }
-  // Only a signal that lands before exec (the test's own child) or in the dynamic loader can
-  // still kill, and nothing has been changed then; how often, for the record.
+  // Only a signal that lands before exec (the test's own child) or during the launcher's
+  // execve can still kill, and nothing has been changed then; how often, for the record.
   WARN(interrupted << " of 40 interrupted cleanly; died of SIGHUP: " << died_before_exec << " before exec, "
-                   << died_after_exec << " after it (the dynamic loader)");
+                   << died_after_exec << " after it");
 }

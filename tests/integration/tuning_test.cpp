@@ -712,7 +712,7 @@ TEST_CASE("CLI run from a copy of the binary under another name: tune --restore 
   LoopDevice loop = testing::make_loop(128ull << 20);
   Cli cli;
   const std::string copy = cli.j.dir.string() + "/probe-renamed";
-  fs::copy_file(DISKPROBE_BIN, copy);
+  fs::copy_file(DISKPROBE_REAL_BIN, copy);  // not the launcher: it finds the real one beside itself
   const QueueState before = read_state(loop);
   const QueueState want = wanted(loop);
   std::vector<std::string> cmd{copy};

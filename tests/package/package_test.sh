@@ -25,9 +25,12 @@ pkg=$(ls "$work"/out/*."$kind" 2>/dev/null | head -1)
 [ -n "$pkg" ] || fail "cpack made no .$kind in $work/out"
 echo "built $(basename "$pkg")"
 
-# Every shared library the binary needs must be a declared dependency.
-needed=$(objdump -p "$build/cmd/diskprobe" | awk '$1 == "NEEDED" {print $2}')
-[ -n "$needed" ] || fail "objdump found no NEEDED libraries in $build/cmd/diskprobe"
+# Every shared library the binary needs must be a declared dependency. On x86_64,
+# cmd/diskprobe is the static launcher and the binary with the libraries is libexec/diskprobe.
+bin="$build/cmd/diskprobe"
+[ -x "$build/libexec/diskprobe" ] && bin="$build/libexec/diskprobe"
+needed=$(objdump -p "$bin" | awk '$1 == "NEEDED" {print $2}')
+[ -n "$needed" ] || fail "objdump found no NEEDED libraries in $bin"
 root="$work/root"
 mkdir -p "$root"
 if [ "$kind" = deb ]; then
@@ -36,7 +39,7 @@ if [ "$kind" = deb ]; then
   depend_names=$(tr ',|' '\n\n' <<<"$depends" | sed 's/(.*//; s/[[:space:]]//g')
   for lib in $needed; do
     # The file the loader picks, asked of dpkg under its /lib and /usr/lib names (merged /usr).
-    path=$(ldd "$build/cmd/diskprobe" | awk -v l="$lib" '$1 == l {print $3}')
+    path=$(ldd "$bin" | awk -v l="$lib" '$1 == l {print $3}')
     owner=""
     for cand in "$path" "/usr$path" "$(readlink -f "$path")"; do
       [ -n "$owner" ] || owner=$(dpkg -S "$cand" 2>/dev/null | head -1 | cut -d: -f1)
@@ -63,6 +66,7 @@ fi
 for f in usr/bin/diskprobe usr/share/man/man1/diskprobe.1.gz usr/share/bash-completion/completions/diskprobe; do
   [ -s "$root/$f" ] || fail "the package has no /$f"
 done
+[ "$bin" = "$build/cmd/diskprobe" ] || [ -s "$root/usr/libexec/diskprobe" ] || fail "the package has no /usr/libexec/diskprobe (the launcher's real binary)"
 ls "$root"/usr/share/diskprobe/profiles/*.json >/dev/null 2>&1 || fail "no profiles in /usr/share/diskprobe/profiles"
 
 # Nothing from the build or the user's setup may leak in.

@@ -36,6 +36,22 @@ TEST_CASE("JSON mode: --json, or --output-format json with the report on stdout"
   CHECK_FALSE(json_mode({"run", "--profile", "x", "vdc", "--output-format", "json", "--output", "r.json"}));
 }
 
+TEST_CASE("--output FILE with --output-format json: FILE gets the error document, never a target", "[cli][json]") {
+  auto file_of = [](std::vector<std::string> words) {
+    auto argv = argv_of(words);
+    return cli::json_file(static_cast<int>(argv.size()), argv.data());
+  };
+  auto f = file_of({"run", "--profile", "x", "./t.img", "--output-format", "json", "--output", "r.json"});
+  CHECK(f.path == "r.json");
+  CHECK(f.others == std::vector<std::string>{"run", "--profile", "x", "./t.img", "--output-format", "json"});
+  f = file_of({"run", "--filename=./t.img", "--output-format=json", "--output=r.json", "--bogus"});
+  CHECK(f.path == "r.json");
+  CHECK(f.others == std::vector<std::string>{"run", "./t.img", "json", "--bogus"});
+  CHECK(file_of({"run", "--output-format", "junit", "--output", "r.xml"}).path.empty());
+  CHECK(file_of({"run", "--output-format", "json"}).path.empty());
+  CHECK(file_of({"run", "--output-format", "json", "--output"}).path.empty());
+}
+
 // Before: "--time_based 2" left "2" as a DEVICE and said "give either a DEVICE or --scratch SIZE".
 TEST_CASE("a switch followed by a number is an error about the switch", "[cli]") {
   for (const char* sw : {"--time_based", "--norandommap", "--refill_buffers"}) {
