@@ -292,12 +292,20 @@ TEST_CASE("run on a device that does not exist is refused like check: exit 3, no
 TEST_CASE("runtime and ramp_time have a limit with its unit; a switch given a number says so", "[outcome]") {
   Bench b;
   LoopDevice loop = testing::make_loop(64ull << 20);
+  // An exponent is no duration (lib/units reads plain decimals); a plain number past the
+  // limit is refused with the limit and its unit, in seconds and in a suffix's unit alike.
   auto r = b.run(quick_run(loop, {"--runtime", "1e30"}));
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("runtime 1e+30 s is above the limit of 86400 s (24 h)") != std::string::npos);
+  CHECK(r.err.find("--runtime 1e30: use a duration like 30s") != std::string::npos);
   r = b.run(quick_run(loop, {"--ramp_time", "1e30"}));
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("ramp_time 1e+30 s is above the limit of 86400 s (24 h)") != std::string::npos);
+  CHECK(r.err.find("--ramp_time 1e30: use a duration like 5s") != std::string::npos);
+  r = b.run(quick_run(loop, {"--runtime", "1000000000000000000000000000000"}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("runtime 1e+30 s is above the limit of 86400 s (24 h)") != std::string::npos);
+  r = b.run(quick_run(loop, {"--ramp_time", "25h"}));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("ramp_time 90000 s is above the limit of 86400 s (24 h)") != std::string::npos);
   r = b.run({"run", "--profile", "essd-plx-latency", "--scratch", "64M", "--time_based", "2"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--time_based 2: --time_based is a switch") != std::string::npos);
