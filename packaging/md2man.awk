@@ -1,4 +1,4 @@
-# md2man.awk: turns the man page source (doc/diskprobe.1.md, a small Markdown subset) into troff.
+# md2man.awk: turns the man page source (packaging/diskprobe.1.md, a small Markdown subset) into troff.
 # Plain awk (mawk is Essential on Debian), so building the man page needs no extra package.
 #
 # The subset, and nothing else:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The man page is maintained: every subcommand and long option `diskprobe --help` lists is
-# in doc/diskprobe.1.md, and the troff generated from it formats without a warning.
+# in packaging/diskprobe.1.md, and the troff generated from it formats without a warning.
 # The INPUT LIMITS section gives the numbers the code enforces, read from the code itself.
 # usage: man_test.sh DISKPROBE MAN_SOURCE GENERATED_PAGE SOURCE_DIR
 set -uo pipefail
