@@ -25,11 +25,14 @@ class Histogram {
 
   // Hot path: a few shifts, adds and one 64x64->128 multiply; no allocation, no branches
   // beyond the range checks.
-  void record(uint64_t ns) {
-    buckets_[index_of(ns)]++;
-    count_++;
-    sum_ += ns;
-    sum_sq_ += static_cast<U128>(ns) * ns;
+  void record(uint64_t ns) { record(ns, 1); }
+  // `n` samples of the same value at once: the same state as n record(ns) calls (the state
+  // does not depend on order; sums wrap alike). For completions that share every timestamp.
+  void record(uint64_t ns, uint64_t n) {
+    buckets_[index_of(ns)] += n;
+    count_ += n;
+    sum_ += ns * n;
+    sum_sq_ += static_cast<U128>(ns) * ns * n;
     if (ns < min_) min_ = ns;
     if (ns > max_) max_ = ns;
   }
