@@ -14,6 +14,8 @@ test_pkgs+=(qemu-system-x86 busybox-static mdadm dmsetup)
 
 want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
+# valgrind: tests/perf/bench.py --instructions counts instructions per I/O with callgrind.
+[ "${1:-}" = "--test" ] && want+=(valgrind)
 # strace: the tuning test that proves `diskprobe tune` never opens the device.
 [ "${1:-}" = "--test" ] && want+=(strace)
 # clang and its libFuzzer runtime: the fuzz stage of packaging/test.sh (tests/fuzz).

@@ -9,6 +9,7 @@ Run as root after packaging/install-deps.sh --test and a build:
     sudo tests/perf/bench.py                       # zram, 5 rounds of 5 s
     sudo tests/perf/bench.py --device loop --rounds 3 --runtime 3
     sudo tests/perf/bench.py --vm                  # null_blk, inside the QEMU test bed
+    sudo tests/perf/bench.py --instructions        # user-space instructions per I/O (callgrind)
 
 Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/SIGHUP):
   zram  a new device from /sys/class/zram-control/hot_add (removed with hot_remove), filled
@@ -24,6 +25,14 @@ Devices, made here and removed however the script ends (atexit + SIGINT/SIGTERM/
         cheap as it gets, so the tool's own cost shows. This host's kernel may have no
         null_blk: --vm runs the same script in the test bed (tests/vm/run.sh), a 4-vCPU
         QEMU TCG guest. Its CPUs are emulated: compare ratios there, never absolute figures.
+
+--instructions counts instead of timing: each tool runs 4k random read, 1 job, QD32 (histograms
+on, as always) under valgrind --tool=callgrind for exactly 20k and then 120k I/Os (io_size), and
+the difference of the two whole-process totals (every thread and forked process of the tool,
+start-up and report included) over the 100k I/Os between them is its user-space instructions
+per I/O: set-up and reporting cancel out. A count, not a time, so it repeats on a noisy machine
+(within about 1%: batch sizes still follow the device's pace). Under valgrind the vDSO is not
+used, so a clock read counts as its system call's libc wrapper for both tools alike.
 
 Per workload and round the three runs alternate (rotating which goes first), so a noisy
 neighbour on this 2-core machine hits all three alike; compare ratios, not absolutes.
@@ -431,6 +440,80 @@ def bench_device(kind, args, workloads):
     return verdicts
 
 
+INSTR_COUNTS = (20_000, 120_000)  # I/Os per counted run; the difference is per 100k I/Os
+
+
+def callgrind_total(argv, outdir):
+    """Runs argv under callgrind; returns the instructions of every process it made (fio forks
+    its jobs, and each process under valgrind prints its own total)."""
+    cg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={outdir}/cg.%p"]
+    p, _, _, _ = run_tool(cg + argv)
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} under callgrind: exit {p.returncode}: {p.stderr.strip()[-500:]}")
+    totals = [int(line.split("refs:")[1].replace(",", "")) for line in p.stderr.splitlines() if "I   refs:" in line]
+    if not totals:
+        raise RuntimeError(f"callgrind printed no 'I refs' total for {' '.join(argv)}")
+    return sum(totals), p.stdout
+
+
+def instr_argv(tool, args, dev, n):
+    """One counted run of exactly n 4k random reads at QD32, as the timed rows run each tool."""
+    w = next(w for w in WORKLOADS if w[0] == "randread-qd32")
+    size = n * 4096
+    if tool == "diskprobe":
+        return [args.diskprobe, "run", "--profile", "essd-plx-latency", dev, "--no-tune", "--no-paranoid",
+                "--rw", "randread", "--bs", "4k", "--iodepth", "32", "--numjobs", "1", "--time_based", "false",
+                "--io_size", str(size), "--ramp_time", "0", "--direct", "true", "--pinning", pinning(w),
+                "--hold_cstates", "false", "--output-format", "json"]
+    extra = list(FIO_TUNED) if tool == "fio-tuned" else []
+    return ["fio", "--name=bench", f"--filename={dev}", "--ioengine=io_uring", "--rw=randread", "--bs=4k",
+            "--iodepth=32", "--numjobs=1", "--direct=1", f"--io_size={size}", "--output-format=json"] + extra
+
+
+def ios_done(tool, stdout):
+    d = json.loads(stdout[stdout.index("{"):])
+    if tool == "diskprobe":
+        return d["read"]["ios"]
+    return sum(j["read"]["total_ios"] for j in d["jobs"])
+
+
+def bench_instructions(kind, args):
+    """User-space instructions per I/O of each tool: (count at 120k - count at 20k) / 100k."""
+    if not shutil.which("valgrind"):
+        raise RuntimeError("valgrind is missing: run packaging/install-deps.sh --test")
+    size = max(parse_size(args.size), INSTR_COUNTS[-1] * 4096 * 2)
+    dev = {"zram": make_zram, "loop": make_loop, "nullblk": make_nullblk}[kind](size)
+    print(f"\n## {kind}: {dev} ({size >> 20} MiB): user-space instructions per I/O, callgrind, "
+          f"4k randread QD32 1 job")
+    print("whole-process totals (all threads and processes), (count at "
+          f"{INSTR_COUNTS[1] // 1000}k I/Os - count at {INSTR_COUNTS[0] // 1000}k) / "
+          f"{(INSTR_COUNTS[1] - INSTR_COUNTS[0]) // 1000}k")
+    sys.stdout.flush()
+    per_io, totals = {}, {}
+    outdir = tempfile.mkdtemp(prefix="diskprobe-bench-cg-")
+    cleanups.append(lambda: shutil.rmtree(outdir, ignore_errors=True))
+    for tool in TOOLS:
+        counts = []
+        for n in INSTR_COUNTS:
+            total, out = callgrind_total(instr_argv(tool, args, dev, n), outdir)
+            if ios_done(tool, out) != n:
+                raise RuntimeError(f"{tool} did {ios_done(tool, out)} I/Os, not {n}: the count would be wrong")
+            counts.append(total)
+        totals[tool] = counts
+        per_io[tool] = (counts[1] - counts[0]) / (INSTR_COUNTS[1] - INSTR_COUNTS[0])
+        print(f"bench: {kind}: counted {tool}", file=sys.stderr)
+    print()
+    print(f"| tool | instructions, {INSTR_COUNTS[0] // 1000}k I/Os | instructions, {INSTR_COUNTS[1] // 1000}k I/Os "
+          "| instructions/IO | diskprobe vs tool |")
+    print("|---|---:|---:|---:|---:|")
+    for tool in TOOLS:
+        print(f"| {tool} | {totals[tool][0]:,} | {totals[tool][1]:,} | {per_io[tool]:,.0f} | "
+              f"{fmt_ratio(div(per_io['diskprobe'], per_io[tool]))} |")
+    sys.stdout.flush()
+    return [(f"{kind}: diskprobe user-space instructions/IO <= 270 (4k randread QD32)",
+             per_io["diskprobe"] <= 270)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", choices=["zram", "loop", "both", "nullblk"], default="zram")
@@ -445,6 +528,9 @@ def main():
     ap.add_argument("--no-rss", action="store_true", help="skip the essd-plx-iops peak RSS run")
     ap.add_argument("--free-cstates", action="store_true",
                     help="run QD1 without holding /dev/cpu_dma_latency at 0 (idle CPUs may halt)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count user-space instructions per I/O under callgrind (4k randread QD32) "
+                         "instead of the timed rows")
     ap.add_argument("--only", action="append", help="workload key(s) to run: " +
                     ", ".join(w[0] for w in WORKLOADS))
     args = ap.parse_args()
@@ -472,10 +558,13 @@ def main():
     dp_version = sh(args.diskprobe, "--version").stdout.strip().splitlines()[0]
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {socket.gethostname()}: "
           f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
-    print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
-          + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
-          + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool")
-          + " (the 'unpinned, C-states free' row: neither, as with --no-tune)")
+    if args.instructions:
+        print(f"# {dp_version} vs {fio_version} (io_uring); instructions counted by valgrind --tool=callgrind")
+    else:
+        print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
+              + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
+              + ("" if args.free_cstates else "; QD1 with /dev/cpu_dma_latency held at 0 for every tool")
+              + " (the 'unpinned, C-states free' row: neither, as with --no-tune)")
     if emulated_cpu():
         print("# emulated CPU (QEMU TCG): compare the ratios only, the absolute figures are the emulator's")
     sys.stdout.flush()
@@ -484,10 +573,10 @@ def main():
     verdicts = []
     kinds = ["zram", "loop"] if args.device == "both" else [args.device]
     for kind in kinds:
-        verdicts += bench_device(kind, args, workloads)
+        verdicts += bench_instructions(kind, args) if args.instructions else bench_device(kind, args, workloads)
         cleanup()  # this device goes before the next one is made
 
-    if not args.no_rss:
+    if not args.no_rss and not args.instructions:
         rss_mib, cmd = peak_rss(args.diskprobe, args.runtime)
         print()
         print(f"peak RSS, {cmd}: {rss_mib:.1f} MiB")

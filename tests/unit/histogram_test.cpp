@@ -203,3 +203,46 @@ TEST_CASE("count_at_or_below follows the samples at bucket resolution") {
     CHECK(std::abs(got - static_cast<double>(edge)) <= edge / 64.0);
   }
 }
+
+// The io_uring loop records completions that share every timestamp with one weighted
+// record: the histogram must be the one a record per sample gives, bucket for bucket.
+TEST_CASE("a weighted record equals that many single records", "[histogram]") {
+  SplitMix rng{11};
+  Histogram one, weighted;
+  const uint64_t values[] = {0, 1, 127, 128, 129, 4095, 77'777, 1'234'567, (uint64_t{1} << Histogram::kMaxExp) + 5};
+  for (uint64_t v : values) {
+    uint64_t n = 1 + rng.next() % 40;
+    for (uint64_t i = 0; i < n; ++i) one.record(v);
+    weighted.record(v, n);
+  }
+  for (int i = 0; i < 2000; ++i) {
+    uint64_t v = rng.next() >> (24 + rng.next() % 40), n = 1 + rng.next() % 64;
+    for (uint64_t k = 0; k < n; ++k) one.record(v);
+    weighted.record(v, n);
+  }
+  REQUIRE(weighted.count() == one.count());
+  REQUIRE(weighted.sum() == one.sum());
+  REQUIRE(weighted.min() == one.min());
+  REQUIRE(weighted.max() == one.max());
+  REQUIRE(weighted.stdev() == one.stdev());
+  for (size_t i = 0; i < Histogram::kBuckets; ++i) REQUIRE(weighted.bucket(i) == one.bucket(i));
+}
+
+// index_of's one-branch form must pick the bucket the three-branch formula picked.
+TEST_CASE("bucket index is the log-linear formula's at every boundary", "[histogram]") {
+  auto formula = [](uint64_t ns) -> size_t {
+    if (ns < 2 * Histogram::kSub) return static_cast<size_t>(ns);
+    int e = 63 - __builtin_clzll(ns);
+    if (e >= Histogram::kMaxExp) return Histogram::kBuckets - 1;
+    int shift = e - Histogram::kSubBits;
+    return static_cast<size_t>((static_cast<uint64_t>(shift) + 1) * Histogram::kSub + ((ns >> shift) - Histogram::kSub));
+  };
+  for (int e = 0; e < 64; ++e) {
+    uint64_t p = uint64_t{1} << e;
+    for (uint64_t v : {p - 1, p, p + 1, p + p / 2, 2 * p - 1}) {
+      INFO("value " << v);
+      REQUIRE(Histogram::index_of(v) == formula(v));
+    }
+  }
+  REQUIRE(Histogram::index_of(UINT64_MAX) == formula(UINT64_MAX));
+}

@@ -25,11 +25,14 @@ class Histogram {
 
   // Hot path: a few shifts, adds and one 64x64->128 multiply; no allocation, no branches
   // beyond the range checks.
-  void record(uint64_t ns) {
-    buckets_[index_of(ns)]++;
-    count_++;
-    sum_ += ns;
-    sum_sq_ += static_cast<U128>(ns) * ns;
+  void record(uint64_t ns) { record(ns, 1); }
+  // `n` samples of the same value at once: the same state as n record(ns) calls (the state
+  // does not depend on order; sums wrap alike). For completions that share every timestamp.
+  void record(uint64_t ns, uint64_t n) {
+    buckets_[index_of(ns)] += n;
+    count_ += n;
+    sum_ += ns * n;
+    sum_sq_ += static_cast<U128>(ns) * ns * n;
     if (ns < min_) min_ = ns;
     if (ns > max_) max_ = ns;
   }
@@ -51,12 +54,14 @@ class Histogram {
   uint64_t count_at_or_below(uint64_t ns) const;
   uint64_t bucket(size_t index) const { return buckets_[index]; }
 
+  // Bucket (shift + 1) * kSub + (ns >> shift) - kSub for shift = e - kSubBits, written as
+  // shift * kSub + (ns >> shift) with shift clamped at 0, which also puts every ns below
+  // 2 * kSub in its own bucket: one branch instead of three, ~10 instructions less a record.
   static size_t index_of(uint64_t ns) {
-    if (ns < 2 * kSub) return static_cast<size_t>(ns);
-    int e = 63 - __builtin_clzll(ns);  // e >= kSubBits + 1
-    if (e >= kMaxExp) return kBuckets - 1;
-    int shift = e - kSubBits;
-    return static_cast<size_t>((static_cast<uint64_t>(shift) + 1) * kSub + ((ns >> shift) - kSub));
+    if (ns >> kMaxExp) [[unlikely]] return kBuckets - 1;
+    int e = 63 - __builtin_clzll(ns | 1);
+    int shift = e > kSubBits ? e - kSubBits : 0;
+    return (static_cast<size_t>(shift) << kSubBits) + static_cast<size_t>(ns >> shift);
   }
   static uint64_t lower_bound_of(size_t index);
   static uint64_t upper_bound_of(size_t index);  // exclusive
