@@ -133,6 +133,15 @@ void check_error_document(const testing::CommandResult& r, int code, const std::
   CHECK(j.contains("verdict") == (code == 3));
 }
 
+// A killed run's journal on `loop`: a run refuses to start on top of it (exit 1).
+void plant_killed_run_journal(Bench& b, const LoopDevice& loop) {
+  nlohmann::json killed = {{"device", loop.name()},
+                           {"holders", {{{"pid", 2147483647}, {"start_time", 1}, {"started", "x"}}}},
+                           {"settings", nlohmann::json::array()}};
+  fs::create_directories(b.journals());
+  std::ofstream(diskprobe::tuning::device_journal(b.journals(), loop.name())) << killed.dump();
+}
+
 }  // namespace
 
 // Before: with --output-format json, stdout was empty for every outcome but a report.
@@ -161,12 +170,7 @@ TEST_CASE("JSON mode: every outcome prints exactly one JSON document", "[outcome
     CHECK(v.at("reasons").dump().find("\"signature\"") != std::string::npos);
   }
   SECTION("runtime error before the run, exit 1") {
-    // A killed run's journal on this device: the run refuses to start on top of it.
-    nlohmann::json killed = {{"device", loop.name()},
-                             {"holders", {{{"pid", 2147483647}, {"start_time", 1}, {"started", "x"}}}},
-                             {"settings", nlohmann::json::array()}};
-    fs::create_directories(b.journals());
-    std::ofstream(diskprobe::tuning::device_journal(b.journals(), loop.name())) << killed.dump();
+    plant_killed_run_journal(b, loop);
     check_error_document(b.run(quick_run(loop, json)), 1, "run `diskprobe tune --restore` first");
   }
   SECTION("interrupted before the run started, exit 1") {
@@ -233,11 +237,7 @@ TEST_CASE("JSON mode with --output FILE: every outcome leaves exactly one docume
           std::string::npos);
   }
   SECTION("runtime error before the run, exit 1") {
-    nlohmann::json killed = {{"device", loop.name()},
-                             {"holders", {{{"pid", 2147483647}, {"start_time", 1}, {"started", "x"}}}},
-                             {"settings", nlohmann::json::array()}};
-    fs::create_directories(b.journals());
-    std::ofstream(diskprobe::tuning::device_journal(b.journals(), loop.name())) << killed.dump();
+    plant_killed_run_journal(b, loop);
     in_file(quick_run(loop, to_file), 1, "run `diskprobe tune --restore` first");
   }
   SECTION("a report, exit 0 and 4: the report alone, the text report on stdout") {
