@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,20 @@ class TempFile {
   ~TempFile() { ::unlink(path_.c_str()); }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
+
+  // Writes every block, so I/O to the file takes no allocation path in the filesystem (a
+  // block device has none), as for a test of ring modes rather than of ext4's holes.
+  void allocate() const {
+    int fd = ::open(path_.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    std::vector<uint8_t> zeros(1 << 20);
+    for (uint64_t at = 0; at < size_; at += zeros.size()) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(zeros.size(), size_ - at));
+      REQUIRE(::pwrite(fd, zeros.data(), n, static_cast<off_t>(at)) == static_cast<ssize_t>(n));
+    }
+    REQUIRE(::fsync(fd) == 0);
+    ::close(fd);
+  }
 
   diskprobe::Target target(uint32_t lbs = 512) const { return diskprobe::Target{path_, size_, lbs}; }
   const std::string& path() const { return path_; }

@@ -431,10 +431,16 @@ TEST_CASE("verify: a moved block (right data, wrong place) and a block never wri
 TEST_CASE("engine: sqpoll runs, or falls back to a plain ring with a note") {
   SKIP_WITHOUT_URING();
   File f(4 << 20);
+  f.allocate();
   auto spec = sized(RwMode::RandWrite, 1 << 20);
   spec.sqpoll = true;
   auto r = run_jobs(spec, f.target(), EngineOptions{});
   REQUIRE(r.ok());
+  INFO("errors=" << r->errors.count << " first errno " << r->errors.first_errno << " at " << r->errors.first_offset
+                 << " eagain=" << r->errors.eagain.count << " stop: " << r->errors.stop_reason);
+  std::string notes;
+  for (const auto& n : r->notes) notes += n + "; ";
+  INFO("notes: " << notes);
   CHECK(r->write.ios == 256);
   for (const auto& n : r->notes) CHECK_THAT(n, Contains("SQPOLL"));
 }
