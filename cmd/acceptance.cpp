@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "diskprobe/core/problems.h"
+#include "diskprobe/base/problems.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/profiles/volumes.h"
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "args.h"
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/job_spec.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::cli {
 

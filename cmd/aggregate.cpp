@@ -2,10 +2,10 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/aggregate.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/problems.h"
-#include "diskprobe/core/run_summary.h"
+#include "diskprobe/fleet/aggregate.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/problems.h"
+#include "diskprobe/report/run_summary.h"
 #include "out.h"
 #include "tools.h"
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "diskprobe/core/json_io.h"
+#include "diskprobe/base/json_io.h"
 #include "diskprobe/profiles/profiles.h"
 
 namespace diskprobe::cli {

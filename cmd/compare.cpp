@@ -2,10 +2,10 @@
 #include <optional>
 #include <string>
 
-#include "diskprobe/core/compare.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/run_summary.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/fleet/compare.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/report/run_summary.h"
+#include "diskprobe/base/units.h"
 #include "out.h"
 #include "tools.h"
 

@@ -1,14 +1,14 @@
 #include "out.h"
 
-#include "diskprobe/core/json_io.h"
+#include "diskprobe/base/json_io.h"
 
 #include <cstdio>
 #include <optional>
 
-#include "diskprobe/core/output_file.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/base/output_file.h"
+#include "diskprobe/base/sysroot.h"
 
-#include "diskprobe/core/write_out.h"
+#include "diskprobe/base/write_out.h"
 #include "render.h"
 
 namespace diskprobe::cli {

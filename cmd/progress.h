@@ -6,9 +6,9 @@
 #include <atomic>
 #include <thread>
 
-#include "diskprobe/core/block_device.h"
-#include "diskprobe/core/job_spec.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/base/sysroot.h"
 
 namespace diskprobe::cli {
 

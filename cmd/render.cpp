@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::cli {
 using nlohmann::json;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "diskprobe/core/job_spec.h"
+#include "diskprobe/spec/job_spec.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/tuning/plan.h"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "diskprobe/core/uring_features.h"
+#include "diskprobe/engine/uring_features.h"
 
 namespace diskprobe::cli {
 

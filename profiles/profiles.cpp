@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/loop_device.h"
-#include "diskprobe/core/problems.h"
-#include "diskprobe/core/sysroot.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/device/loop_device.h"
+#include "diskprobe/base/problems.h"
+#include "diskprobe/base/sysroot.h"
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::profiles {
 namespace fs = std::filesystem;

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/loop_device.h"
-#include "diskprobe/core/sysroot.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/device/loop_device.h"
+#include "diskprobe/base/sysroot.h"
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::profiles {
 

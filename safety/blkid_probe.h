@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/result.h"
+#include "diskprobe/base/status.h"
 #include "diskprobe/safety/probe.h"
 
 struct blkid_struct_probe;

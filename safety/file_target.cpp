@@ -3,7 +3,7 @@
 #include <fcntl.h>
 
 #include "blkid_probe.h"
-#include "diskprobe/core/fd.h"
+#include "diskprobe/base/fd.h"
 
 namespace diskprobe::safety {
 

@@ -10,8 +10,8 @@
 #include <random>
 #include <set>
 
-#include "diskprobe/core/block_header.h"
-#include "diskprobe/core/problems.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/base/problems.h"
 #include "diskprobe/safety/deep_probe.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/safety/sampler.h"

@@ -11,7 +11,7 @@
 #include <numeric>
 #include <random>
 
-#include "diskprobe/core/block_header.h"
+#include "diskprobe/device/block_header.h"
 
 namespace diskprobe::safety {
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::tuning {
 namespace {

@@ -4,8 +4,8 @@
 #include <map>
 #include <optional>
 
-#include "diskprobe/core/problems.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/problems.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/tuning/advice.h"
 
 namespace diskprobe::tuning {

@@ -16,8 +16,8 @@
 #include <optional>
 #include <sstream>
 
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/write_out.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/write_out.h"
 
 namespace diskprobe::tuning {
 namespace {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <sstream>
 
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::tuning {
 namespace {

@@ -36,15 +36,15 @@ limit() {
   grep -qF -- "${3//%/$value}" <<<"$limits" || fail "INPUT LIMITS does not say '${3//%/$value}' ($2 in $1)"
 }
 limit profiles/profiles.cpp kMaxProfileBytes "A profile is at most %"
-limit lib/include/diskprobe/core/sysroot.h kMaxFileBytes "any other file at most %"
+limit lib/include/diskprobe/base/sysroot.h kMaxFileBytes "any other file at most %"
 limit profiles/profiles.cpp kMaxExtendsDepth "extends chains are at most % deep"
-limit lib/include/diskprobe/core/json_io.h kMaxJsonDepth "JSON nests at most % deep"
+limit lib/include/diskprobe/base/json_io.h kMaxJsonDepth "JSON nests at most % deep"
 limit cmd/args.cpp kMaxWordBytes "path) is at most % bytes"
-limit lib/expect.cpp kMaxExpressionBytes "expression at most % bytes"
-limit lib/include/diskprobe/core/units.h kMaxCpus "a set of at most % CPUs"
-limit lib/engine.cpp kMaxSeconds "runtime and ramp_time are at most % s"
-limit lib/engine.cpp kMaxIodepth "iodepth is 1 to %"
-limit lib/engine.cpp kMaxNumjobs "numjobs 1 to %"
+limit lib/acceptance/expect.cpp kMaxExpressionBytes "expression at most % bytes"
+limit lib/include/diskprobe/base/units.h kMaxCpus "a set of at most % CPUs"
+limit lib/engine/engine.cpp kMaxSeconds "runtime and ramp_time are at most % s"
+limit lib/engine/engine.cpp kMaxIodepth "iodepth is 1 to %"
+limit lib/engine/engine.cpp kMaxNumjobs "numjobs 1 to %"
 limit profiles/profiles.cpp kMaxProblemsShown "list at most % problems"
 
 if command -v groff >/dev/null; then

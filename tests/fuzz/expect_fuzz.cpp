@@ -2,8 +2,8 @@
 // the other expressions a user types.
 #include <string>
 
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/results.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/stats/results.h"
 #include "diskprobe/profiles/volumes.h"
 #include "fuzz_input.h"
 

@@ -5,8 +5,8 @@
 
 #include "../../cmd/args.h"
 #include "../../cmd/render.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"
 #include "fuzz_input.h"
 

@@ -2,7 +2,7 @@
 // ("extends": "base" by name, "./base.json" by path, or "f.json" itself for a cycle).
 #include <string>
 
-#include "diskprobe/core/json_io.h"
+#include "diskprobe/base/json_io.h"
 #include "diskprobe/profiles/profiles.h"
 #include "fuzz_input.h"
 

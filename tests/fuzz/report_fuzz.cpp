@@ -3,10 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/aggregate.h"
-#include "diskprobe/core/compare.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/run_summary.h"
+#include "diskprobe/fleet/aggregate.h"
+#include "diskprobe/fleet/compare.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/report/run_summary.h"
 #include "fuzz_input.h"
 
 using namespace diskprobe;

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "../../cmd/render.h"
-#include "diskprobe/core/block_device.h"
-#include "diskprobe/core/environment.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/sysroot.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/device/environment.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/sysroot.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/topology.h"

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "diskprobe/core/block_header.h"
-#include "diskprobe/core/engine.h"
-#include "diskprobe/core/fd.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/engine/engine.h"
+#include "diskprobe/base/fd.h"
 #include "harness.h"
 
 namespace fs = std::filesystem;

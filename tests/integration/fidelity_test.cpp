@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "diskprobe/core/block_header.h"
+#include "diskprobe/device/block_header.h"
 #include "harness.h"
 
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "diskprobe/core/loop_device.h"
+#include "diskprobe/device/loop_device.h"
 
 namespace testing {
 

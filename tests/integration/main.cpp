@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "diskprobe/core/loop_device.h"
+#include "diskprobe/device/loop_device.h"
 
 int main(int argc, char* argv[]) {
   std::string why;

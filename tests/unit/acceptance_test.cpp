@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/report.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/report/report.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/profiles/volumes.h"
 

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <string>
 
-#include "diskprobe/core/aggregate.h"
-#include "diskprobe/core/compare.h"
-#include "diskprobe/core/run_summary.h"
+#include "diskprobe/fleet/aggregate.h"
+#include "diskprobe/fleet/compare.h"
+#include "diskprobe/report/run_summary.h"
 
 using namespace diskprobe;
 using nlohmann::json;

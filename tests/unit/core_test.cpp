@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "diskprobe/core/block_device.h"
-#include "diskprobe/core/loop_device.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/device/loop_device.h"
+#include "diskprobe/base/sysroot.h"
 
 using namespace diskprobe;
 

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "diskprobe/core/block_header.h"
+#include "diskprobe/device/block_header.h"
 
 using namespace diskprobe;
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/engine.h"
+#include "diskprobe/engine/engine.h"
 
 namespace engine_fixtures {
 

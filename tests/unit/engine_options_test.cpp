@@ -18,12 +18,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "../../lib/random_map.h"
-#include "diskprobe/core/block_header.h"
-#include "diskprobe/core/engine.h"
-#include "diskprobe/core/fd.h"
-#include "diskprobe/core/report.h"
-#include "diskprobe/core/targets.h"
+#include "diskprobe/engine/random_map.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/engine/engine.h"
+#include "diskprobe/base/fd.h"
+#include "diskprobe/report/report.h"
+#include "diskprobe/spec/file_targets.h"
 #include "engine_fixtures.h"
 
 using namespace diskprobe;

@@ -15,7 +15,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "diskprobe/core/engine.h"
+#include "diskprobe/engine/engine.h"
 #include "engine_fixtures.h"
 
 using namespace diskprobe;

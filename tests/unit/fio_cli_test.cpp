@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "../../cmd/args.h"
-#include "diskprobe/core/report.h"
-#include "diskprobe/core/results.h"
+#include "diskprobe/report/report.h"
+#include "diskprobe/stats/results.h"
 #include "diskprobe/profiles/profiles.h"
 
 using namespace diskprobe;

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "diskprobe/core/histogram.h"
+#include "diskprobe/stats/histogram.h"
 #include "exact_percentile.h"
 
 using diskprobe::Histogram;

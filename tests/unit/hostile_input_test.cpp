@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "../../cmd/args.h"
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/html_report.h"
-#include "diskprobe/core/job_spec.h"
-#include "diskprobe/core/json_io.h"
-#include "diskprobe/core/units.h"
-#include "diskprobe/core/report.h"
-#include "diskprobe/core/results.h"
-#include "diskprobe/core/run_summary.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/report/html_report.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/units.h"
+#include "diskprobe/report/report.h"
+#include "diskprobe/stats/results.h"
+#include "diskprobe/report/run_summary.h"
+#include "diskprobe/base/sysroot.h"
 #include "diskprobe/profiles/profiles.h"
 
 using namespace diskprobe;

@@ -4,7 +4,7 @@
 #include <regex>
 #include <string>
 
-#include "diskprobe/core/html_report.h"
+#include "diskprobe/report/html_report.h"
 
 using namespace diskprobe;
 using Catch::Matchers::Contains;

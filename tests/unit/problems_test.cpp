@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/problems.h"
+#include "diskprobe/base/problems.h"
 
 using namespace diskprobe;
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/engine.h"
-#include "diskprobe/core/region.h"
+#include "diskprobe/engine/engine.h"
+#include "diskprobe/spec/region.h"
 #include "diskprobe/safety/wipe.h"
 
 namespace {

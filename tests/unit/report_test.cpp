@@ -3,8 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "diskprobe/core/report.h"
-#include "diskprobe/core/run_summary.h"
+#include "diskprobe/report/report.h"
+#include "diskprobe/report/run_summary.h"
 
 using namespace diskprobe;
 using Catch::Matchers::Contains;

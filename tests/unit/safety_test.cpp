@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/block_header.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/base/status.h"
 #include "diskprobe/safety/mounts.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/sampler.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "../../cmd/args.h"
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"
 
 using namespace diskprobe;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/tuning/advice.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "diskprobe/core/units.h"
+#include "diskprobe/base/units.h"
 
 using namespace diskprobe;
 

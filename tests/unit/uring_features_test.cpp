@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/uring_features.h"
+#include "diskprobe/engine/uring_features.h"
 
 using namespace diskprobe;
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "../../lib/random_map.h"
-#include "diskprobe/core/block_header.h"
-#include "diskprobe/core/engine.h"
-#include "diskprobe/core/report.h"
+#include "diskprobe/engine/random_map.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/engine/engine.h"
+#include "diskprobe/report/report.h"
 #include "engine_fixtures.h"
 
 using namespace diskprobe;

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "diskprobe/core/job_spec.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::profiles {
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "diskprobe/core/expect.h"
-#include "diskprobe/core/job_spec.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::profiles {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/fd.h"
+#include "diskprobe/base/fd.h"
 #include "diskprobe/safety/probe.h"
 
 namespace diskprobe::safety {

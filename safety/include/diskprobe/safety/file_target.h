@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "diskprobe/core/result.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::safety {
 

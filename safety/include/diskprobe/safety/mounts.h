@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "diskprobe/core/result.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/base/status.h"
+#include "diskprobe/base/sysroot.h"
 #include "diskprobe/safety/probe.h"
 
 namespace diskprobe::safety {

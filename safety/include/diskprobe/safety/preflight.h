@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "diskprobe/core/block_device.h"
-#include "diskprobe/core/fd.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/base/fd.h"
+#include "diskprobe/base/sysroot.h"
 #include "diskprobe/safety/probe.h"  // Signature, DeviceProber
 
 namespace diskprobe::safety {

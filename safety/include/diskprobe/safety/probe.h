@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/fd.h"
+#include "diskprobe/base/fd.h"
 
 namespace diskprobe::safety {
 

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/fd.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/base/fd.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::safety {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/fd.h"
-#include "diskprobe/core/region.h"
-#include "diskprobe/core/result.h"
+#include "diskprobe/base/fd.h"
+#include "diskprobe/spec/region.h"
+#include "diskprobe/base/status.h"
 
 namespace diskprobe::safety {
 

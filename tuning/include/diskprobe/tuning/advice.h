@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/job_spec.h"
+#include "diskprobe/spec/job_spec.h"
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/topology.h"
 

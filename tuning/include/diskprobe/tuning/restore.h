@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "diskprobe/core/fd.h"
-#include "diskprobe/core/result.h"
-#include "diskprobe/core/results.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/base/fd.h"
+#include "diskprobe/base/status.h"
+#include "diskprobe/stats/results.h"
+#include "diskprobe/base/sysroot.h"
 #include "diskprobe/tuning/plan.h"
 
 namespace diskprobe::tuning {

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "diskprobe/core/block_device.h"
-#include "diskprobe/core/result.h"
-#include "diskprobe/core/sysroot.h"
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/base/status.h"
+#include "diskprobe/base/sysroot.h"
 
 namespace diskprobe::tuning {
 

@@ -1,0 +1,116 @@
+// Results: what a run measured, per job and for the whole group.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diskprobe/device/block_device.h"
+#include "diskprobe/device/environment.h"
+#include "diskprobe/acceptance/expect.h"
+#include "diskprobe/stats/histogram.h"
+#include "diskprobe/spec/job_spec.h"
+
+namespace diskprobe {
+
+struct DirectionStats {
+  uint32_t bs = 0;                          // block size of this direction (bytes), for bw samples
+  uint64_t ios = 0;
+  uint64_t bytes = 0;
+  Histogram slat, clat, lat;                // ns
+  std::vector<uint64_t> ios_per_second;     // completions in each whole second of the run
+  void merge(const DirectionStats& o);      // histograms summed, per-second series added
+};
+
+// How often one kind of error happened and where it first did.
+struct ErrorCount {
+  uint64_t count = 0;
+  uint64_t first_offset = 0;      // byte offset of the first one (valid when count > 0)
+  void add(uint64_t offset) {
+    if (count++ == 0) first_offset = offset;
+  }
+  void merge(const ErrorCount& o);
+};
+
+struct ErrorStats {
+  uint64_t count = 0;             // failed I/Os (res < 0, -EAGAIN excluded: it is resent)
+  uint64_t short_ios = 0;         // completed with fewer bytes than asked
+  int first_errno = 0;            // positive errno of the first error
+  uint64_t first_offset = 0;
+  // Per kind: errno values the issue names, the rest, short reads/writes, -EAGAIN resends.
+  ErrorCount eio, enospc, other, short_read, short_write, eagain;
+  bool stopped = false;           // a job ended early on an error continue_on_error did not allow
+  std::string stop_reason;        // "write error Input/output error at offset 4096 (continue_on_error=none)"
+};
+
+// A verify mismatch: which block and what was wrong with it.
+struct VerifyMismatch {
+  unsigned job = 0;
+  uint64_t offset = 0;
+  const char* reason = "";        // static text: "bad checksum", "no diskprobe header", ...
+  uint64_t seq = 0;               // stale blocks: the write seq found, and the last one written
+  uint64_t expected_seq = 0;      // there (a lower bound when expected_at_least)
+  bool expected_at_least = false;
+};
+
+// "stale: seq 11, expected 523" (an older write of this run: the last one there was lost), or
+// the reason alone for other mismatches.
+std::string mismatch_text(const VerifyMismatch& m);
+
+struct VerifyStats {
+  uint64_t blocks_checked = 0;
+  uint64_t mismatches = 0;
+  std::vector<VerifyMismatch> first;  // the first kMaxListed, in the order found
+  static constexpr size_t kMaxListed = 16;
+  void add_mismatch(unsigned job, uint64_t offset, const char* reason);
+  void add_mismatch(const VerifyMismatch& m);
+  void merge(const VerifyStats& o);
+};
+
+struct CpuUsage {
+  double user_s = 0, sys_s = 0;
+  uint64_t voluntary_ctx = 0, involuntary_ctx = 0;
+};
+
+struct JobResult {
+  unsigned job = 0;
+  int cpu = -1;                   // pinned CPU, -1 = unpinned
+  DirectionStats read, write;
+  ErrorStats errors;
+  VerifyStats verify;
+  double runtime_s = 0;           // measured, ramp excluded
+};
+
+// A setting a run changed on the host, for the report.
+struct AppliedSetting {
+  std::string what;               // "/sys/block/loop3/queue/rq_affinity"
+  std::string old_value, new_value;
+};
+
+
+struct Results {
+  JobSpec spec;
+  std::string device;             // "/dev/loop3"
+  std::string started_at;         // ISO 8601 UTC
+  double runtime_s = 0;           // wall time of the measured part
+  std::vector<JobResult> jobs;
+  DirectionStats read, write;     // all jobs merged
+  ErrorStats errors;              // all jobs merged
+  VerifyStats verify;             // all jobs merged, plus the verify pass after the writes
+  VerifyStats verify_pass;        // what the read-back after a write workload found
+  bool verified = false;          // a verify pass ran or reads were checked
+  CpuUsage cpu;
+  DiskStats disk;
+  std::string preflight;          // "safe" or the verdict summary
+  std::vector<AppliedSetting> tuning;
+  std::vector<std::string> notes; // "loop3 has no completion interrupt: running unpinned"
+  bool interrupted = false;       // stopped early by SIGINT/SIGTERM
+  bool preflight_safe = true;     // the verdict behind `preflight`
+  RunEnvironment environment;     // filled by the caller (cmd), not the engine
+  std::vector<ExpectationResult> expectations;
+
+  // Folds jobs into read/write/errors.
+  void aggregate();
+};
+
+}  // namespace diskprobe

@@ -1,0 +1,400 @@
+#include "diskprobe/report/html_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <vector>
+
+#include "diskprobe/base/json_io.h"
+
+namespace diskprobe {
+
+namespace {
+
+constexpr double kPercentiles[] = {1,  5,  10, 20, 30,   40,   50,    60,   70,
+                                   80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+constexpr const char* kReadColor = "#1f77b4";
+constexpr const char* kWriteColor = "#d62728";
+
+// Chart geometry, in SVG user units.
+constexpr double kWidth = 960, kHeight = 280;
+constexpr double kLeft = 70, kRight = 30, kTop = 30, kBottom = 45;
+
+__attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
+  int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    size_t at = out.size();
+    out.resize(at + static_cast<size_t>(n) + 1);
+    std::vsnprintf(out.data() + at, static_cast<size_t>(n) + 1, fmt, again);
+    out.resize(at + static_cast<size_t>(n));
+  }
+  va_end(again);
+}
+
+// The page says charset=utf-8, so bytes that are not UTF-8 become U+FFFD first.
+std::string esc(const std::string& raw) {
+  std::string s = valid_utf8(raw);
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+std::string num(double v, const char* f = "%.1f") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string latency(double ns) {
+  if (ns >= 1e9) return num(ns / 1e9, "%.2f") + " s";
+  if (ns >= 1e6) return num(ns / 1e6, "%.2f") + " ms";
+  if (ns >= 1e3) return num(ns / 1e3, "%.1f") + " µs";
+  return num(ns, "%.0f") + " ns";
+}
+
+std::string iops_text(double v) {
+  if (v >= 1e6) return num(v / 1e6, "%.2f") + "M";
+  if (v >= 1e4) return num(v / 1e3, "%.1f") + "k";
+  return num(v, "%.0f");
+}
+
+std::string bandwidth(double bytes_per_s) {
+  double mib = bytes_per_s / (1024.0 * 1024.0);
+  if (mib >= 1024) return num(mib / 1024.0, "%.2f") + " GiB/s";
+  if (mib >= 1) return num(mib, "%.1f") + " MiB/s";
+  return num(bytes_per_s / 1024.0, "%.1f") + " KiB/s";
+}
+
+// 1, 2, 5 x 10^k steps so that about five ticks span [0, max].
+double nice_step(double max) {
+  if (max <= 0) return 1;
+  double raw = max / 5;
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * mag >= raw) return m * mag;
+  }
+  return 10 * mag;
+}
+
+struct Series {
+  const char* name;
+  const char* color;
+  std::vector<double> values;  // one per second
+};
+
+// A line chart of per-second values; every point is a <circle> with its value in a <title>
+// (the browser shows it on hover) and in data-* attributes.
+void timeline_svg(std::string& o, const char* id, const char* title, const char* unit_label,
+                  const std::vector<Series>& series, std::string (*label)(double)) {
+  size_t n = 0;
+  double vmax = 0;
+  for (const auto& s : series) {
+    n = std::max(n, s.values.size());
+    for (double v : s.values) vmax = std::max(vmax, v);
+  }
+  appendf(o, "<figure><figcaption>%s</figcaption>\n", title);
+  appendf(o,
+          "<svg id=\"%s\" class=\"chart timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+          "%.0f\" "
+          "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s\">\n",
+          id, kWidth, kHeight, kWidth, kHeight, title);
+  if (n == 0) {
+    appendf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no complete second was measured</text>\n",
+            kWidth / 2, kHeight / 2);
+    o += "</svg></figure>\n";
+    return;
+  }
+  double step = nice_step(vmax);
+  double ymax = std::max(step, std::ceil(vmax / step) * step);
+  double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  // Seconds 1..n across the width; one second alone sits in the middle.
+  auto x = [&](size_t i) {
+    return n == 1 ? kLeft + pw / 2 : kLeft + pw * static_cast<double>(i) / static_cast<double>(n - 1);
+  };
+  auto y = [&](double v) { return kTop + ph * (1 - v / ymax); };
+  for (double t = 0; t <= ymax + step / 2; t += step) {
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(t),
+            kWidth - kRight, y(t));
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
+            y(t) + 4, esc(label(t)).c_str());
+  }
+  size_t every = std::max<size_t>(1, n / 10);
+  for (size_t i = 0; i < n; i += every) {
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%zu</text>", x(i),
+            kHeight - kBottom + 16, i + 1);
+  }
+  appendf(o, "\n<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">second of the run</text>",
+          kLeft + pw / 2, kHeight - 6);
+  appendf(o,
+          "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
+          "text-anchor=\"middle\">%s</text>\n",
+          kTop + ph / 2, kTop + ph / 2, unit_label);
+  appendf(o, "<line class=\"frame\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", kLeft, kTop + ph,
+          kWidth - kRight, kTop + ph);
+  double legend_x = kLeft + 10;
+  for (const auto& s : series) {
+    if (s.values.empty()) continue;
+    std::string d;
+    for (size_t i = 0; i < s.values.size(); ++i)
+      appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(i), y(s.values[i]));
+    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(),
+            s.color);
+    for (size_t i = 0; i < s.values.size(); ++i) {
+      appendf(
+          o,
+          "<circle class=\"point\" data-series=\"%s\" data-second=\"%zu\" data-value=\"%.3f\" cx=\"%.1f\" "
+          "cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s, second %zu: %s</title></circle>\n",
+          s.name, i + 1, s.values[i], x(i), y(s.values[i]), s.color, s.name, i + 1,
+          esc(label(s.values[i])).c_str());
+    }
+    appendf(
+        o,
+        "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
+        "y=\"18\">%s</text>\n",
+        legend_x, s.color, legend_x + 16, s.name);
+    legend_x += 90;
+  }
+  o += "</svg></figure>\n";
+}
+
+// The cumulative share of I/Os completed within each latency, on a log latency axis: one step
+// per histogram bucket that holds samples (bucket width <= 1/64 of its value).
+void cdf_svg(std::string& o, const char* id, const char* name, const char* color, const Histogram& h) {
+  appendf(o, "<figure><figcaption>%s: completion latency CDF (%llu I/Os)</figcaption>\n", name,
+          static_cast<unsigned long long>(h.count()));
+  appendf(o,
+          "<svg id=\"%s\" class=\"chart cdf\" data-direction=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+          "viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"%s latency "
+          "CDF\">\n",
+          id, name, kWidth, kHeight, kWidth, kHeight, name);
+  double lo = std::max<double>(1, static_cast<double>(h.min())),
+         hi = std::max<double>(lo * 10, static_cast<double>(h.max()));
+  double dlo = std::floor(std::log10(lo)), dhi = std::ceil(std::log10(hi));
+  if (dhi <= dlo) dhi = dlo + 1;
+  double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  auto x = [&](double ns) { return kLeft + pw * (std::log10(std::max(ns, 1.0)) - dlo) / (dhi - dlo); };
+  auto y = [&](double frac) { return kTop + ph * (1 - frac); };
+  for (double f = 0; f <= 1.0001; f += 0.25) {
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(f),
+            kWidth - kRight, y(f));
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n", kLeft - 6,
+            y(f) + 4, f * 100);
+  }
+  for (double d = dlo; d <= dhi; d += 1) {
+    double ns = std::pow(10.0, d);
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x(ns), kTop, x(ns),
+            kTop + ph);
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(ns),
+            kHeight - kBottom + 16, esc(latency(ns)).c_str());
+  }
+  appendf(o,
+          "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">completion latency (log "
+          "scale)</text>",
+          kLeft + pw / 2, kHeight - 6);
+  appendf(o,
+          "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
+          "text-anchor=\"middle\">I/Os "
+          "completed within</text>\n",
+          kTop + ph / 2, kTop + ph / 2);
+  std::string d;
+  uint64_t cum = 0;
+  const double total = static_cast<double>(h.count());
+  size_t points = 0;
+  appendf(d, "M%.1f,%.1f", x(lo), y(0));
+  for (size_t i = 0; i < Histogram::kBuckets; ++i) {
+    uint64_t c = h.bucket(i);
+    if (c == 0) continue;
+    double edge = static_cast<double>(std::clamp<uint64_t>(Histogram::midpoint_of(i), h.min(), h.max()));
+    appendf(d, " L%.1f,%.1f", x(edge), y(static_cast<double>(cum) / total));
+    cum += c;
+    appendf(d, " L%.1f,%.1f", x(edge), y(static_cast<double>(cum) / total));
+    ++points;
+  }
+  appendf(o, "<path class=\"cdf-line\" data-buckets=\"%zu\" d=\"%s\" stroke=\"%s\"/>\n", points, d.c_str(),
+          color);
+  for (double p : {50.0, 99.0, 99.9}) {
+    double v = static_cast<double>(h.percentile(p));
+    appendf(o,
+            "<circle class=\"percentile\" data-percentile=\"%g\" data-ns=\"%.0f\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"4\" "
+            "fill=\"%s\"><title>p%g: %s</title></circle>",
+            p, v, x(v), y(p / 100), color, p, esc(latency(v)).c_str());
+    // p99.9 sits just above p99 on the curve: its label goes above the point, the others below.
+    double dy = p > 99.5 ? -8 : 14;
+    appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\">p%g %s</text>\n", x(v) + 6, y(p / 100) + dy, p,
+            esc(latency(v)).c_str());
+  }
+  o += "</svg></figure>\n";
+}
+
+void percentile_table(std::string& o, const char* name, const DirectionStats& d) {
+  appendf(o, "<table class=\"percentiles\" data-direction=\"%s\"><caption>%s latency percentiles</caption>\n",
+          name, name);
+  o += "<tr><th>percentile</th><th>completion (clat)</th><th>total (lat)</th></tr>\n";
+  for (double p : kPercentiles) {
+    appendf(o, "<tr><td>%g%%</td><td>%s</td><td>%s</td></tr>\n", p,
+            esc(latency(static_cast<double>(d.clat.percentile(p)))).c_str(),
+            esc(latency(static_cast<double>(d.lat.percentile(p)))).c_str());
+  }
+  appendf(o, "<tr><td>mean</td><td>%s</td><td>%s</td></tr>\n", esc(latency(d.clat.mean())).c_str(),
+          esc(latency(d.lat.mean())).c_str());
+  appendf(o, "<tr><td>max</td><td>%s</td><td>%s</td></tr>\n</table>\n",
+          esc(latency(static_cast<double>(d.clat.max()))).c_str(),
+          esc(latency(static_cast<double>(d.lat.max()))).c_str());
+}
+
+// Whole seconds only, as the text report (its kWholeSecondSlack: the window runs from a
+// completion to a completion): a partial last second would look like a drop.
+std::vector<double> per_second(const DirectionStats& d, double runtime_s, double scale) {
+  auto n = std::min(d.ios_per_second.size(), static_cast<size_t>(std::floor(runtime_s + 0.01)));
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(static_cast<double>(d.ios_per_second[i]) * scale);
+  return v;
+}
+
+struct Direction {
+  const char* name;
+  const char* color;
+  const DirectionStats* d;
+};
+std::array<Direction, 2> directions(const Results& r) {
+  return {Direction{"read", kReadColor, &r.read}, Direction{"write", kWriteColor, &r.write}};
+}
+
+std::string iops_label(double v) { return iops_text(v); }
+std::string mib_label(double v) { return num(v, v == 0 || v >= 10 ? "%.0f" : "%.1f") + " MiB/s"; }
+
+constexpr const char* kStyle = R"(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1000px;color:#222}
+h1{font-size:1.5em;margin-bottom:4px}h2{font-size:1.15em;margin-top:28px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 10px;text-align:right}
+th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}caption{text-align:left;font-weight:600;padding:4px 0}
+figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}
+svg.chart{background:#fcfcfc;border:1px solid #e4e4e4}
+.grid{stroke:#e6e6e6;stroke-width:1}.frame{stroke:#888}.tick{font-size:11px;fill:#555}
+.axis{font-size:12px;fill:#333}.legend{font-size:12px;fill:#222}
+.series,.cdf-line{fill:none;stroke-width:2}
+.safe{color:#1a7f37;font-weight:600}.refused{color:#c62828;font-weight:600}
+.tables{display:flex;gap:24px;flex-wrap:wrap}#summary td{text-align:left}
+)";
+
+}  // namespace
+
+std::string render_html(const Results& r) {
+  const JobSpec& s = r.spec;
+  std::string o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
+  // No network: the page may load nothing, whatever a string in it says.
+  o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
+       "'unsafe-inline'; img-src data:\">\n";
+  appendf(o, "<title>diskprobe: %s on %s</title>\n<style>%s</style></head><body>\n", esc(s.name).c_str(),
+          esc(r.device).c_str(), kStyle);
+  appendf(o, "<h1>diskprobe: %s on %s</h1>\n", esc(s.name).c_str(), esc(r.device).c_str());
+  appendf(o, "<p>started %s, measured for %.2f s%s</p>\n", esc(r.started_at).c_str(), r.runtime_s,
+          r.interrupted ? " &mdash; <b>interrupted</b>: stopped early by a signal" : "");
+
+  o += "<h2>Summary</h2>\n<table id=\"summary\">\n";
+  appendf(o, "<tr><th>workload</th><td>rw=%s bs=%u iodepth=%u numjobs=%u engine=%s direct=%d</td></tr>\n",
+          std::string(to_string(s.rw)).c_str(), s.bs, s.iodepth, s.numjobs,
+          std::string(to_string(s.engine)).c_str(), s.direct ? 1 : 0);
+  if (!s.description.empty())
+    appendf(o, "<tr><th>profile</th><td>%s</td></tr>\n", esc(s.description).c_str());
+  o += "</table>\n<table id=\"results\"><tr><th>direction</th><th>IOPS</th><th>bandwidth</th><th>mean</th>"
+       "<th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>I/Os</th></tr>\n";
+  for (const auto& [name, d] :
+       {std::pair<const char*, const DirectionStats*>{"read", &r.read}, {"write", &r.write}}) {
+    if (d->ios == 0) continue;
+    double secs = r.runtime_s > 0 ? r.runtime_s : 1;
+    appendf(
+        o,
+        "<tr "
+        "data-direction=\"%s\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+        "<td>%s</td><td>%llu</td></tr>\n",
+        name, name, iops_text(static_cast<double>(d->ios) / secs).c_str(),
+        esc(bandwidth(static_cast<double>(d->bytes) / secs)).c_str(), esc(latency(d->clat.mean())).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(50)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(99)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.percentile(99.9)))).c_str(),
+        esc(latency(static_cast<double>(d->clat.max()))).c_str(), static_cast<unsigned long long>(d->ios));
+  }
+  o += "</table>\n";
+  if (r.errors.count || r.errors.short_ios) {
+    appendf(o, "<p class=\"refused\">%llu I/O errors, %llu short I/Os</p>\n",
+            static_cast<unsigned long long>(r.errors.count),
+            static_cast<unsigned long long>(r.errors.short_ios));
+  }
+
+  o += "<h2>Per second</h2>\n";
+  std::vector<Series> iops, bw;
+  for (const auto& [name, color, d] : directions(r)) {
+    if (d->ios == 0) continue;
+    iops.push_back({name, color, per_second(*d, r.runtime_s, 1.0)});
+    bw.push_back({name, color, per_second(*d, r.runtime_s, static_cast<double>(s.bs) / (1024.0 * 1024.0))});
+  }
+  timeline_svg(o, "iops-timeline", "IOPS per second", "IOPS", iops, iops_label);
+  timeline_svg(o, "bw-timeline", "Bandwidth per second", "MiB/s", bw, mib_label);
+
+  o += "<h2>Latency</h2>\n";
+  for (const auto& [name, color, d] : directions(r)) {
+    if (d->ios == 0) continue;
+    cdf_svg(o, name[0] == 'r' ? "cdf-read" : "cdf-write", name, color, d->clat);
+  }
+  o += "<div class=\"tables\">\n";
+  if (r.read.ios) percentile_table(o, "read", r.read);
+  if (r.write.ios) percentile_table(o, "write", r.write);
+  o += "</div>\n";
+
+  o += "<h2>Preflight</h2>\n";
+  bool safe = r.preflight == "safe" || r.preflight.rfind("safe", 0) == 0;
+  appendf(o, "<p id=\"preflight\" class=\"%s\">%s</p>\n", safe ? "safe" : "refused",
+          esc(r.preflight.empty() ? "not recorded" : r.preflight).c_str());
+
+  o += "<h2>Tuning applied</h2>\n";
+  if (r.tuning.empty()) {
+    o += "<p id=\"tuning\">none: the host was left as it was</p>\n";
+  } else {
+    o += "<table id=\"tuning\"><tr><th>setting</th><th>before</th><th>during the run</th></tr>\n";
+    for (const auto& t : r.tuning) {
+      appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(t.what).c_str(),
+              esc(t.old_value).c_str(), esc(t.new_value).c_str());
+    }
+    o += "</table>\n<p>every setting was restored when the run ended</p>\n";
+  }
+  if (!r.notes.empty()) {
+    o += "<h2>Notes</h2>\n<ul>\n";
+    for (const auto& n : r.notes) o += "<li>" + esc(n) + "</li>\n";
+    o += "</ul>\n";
+  }
+  o += "<p style=\"color:#888;font-size:.85em\">written by diskprobe</p>\n</body></html>\n";
+  return o;
+}
+
+}  // namespace diskprobe

@@ -1,0 +1,99 @@
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/report/report.h"
+
+namespace diskprobe {
+
+namespace {
+
+// Declared UTF-8 in the header, so bytes that are not become U+FFFD first.
+std::string xml_escape(const std::string& raw) {
+  std::string s = valid_utf8(raw);
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+}  // namespace
+
+std::string render_junit(const Results& r) {
+  size_t failures = r.preflight_safe ? 0 : 1;
+  for (const auto& e : r.expectations) failures += e.met ? 0 : 1;
+  size_t tests = 1 + r.expectations.size();
+  std::string suite = "diskprobe." + r.spec.name;
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out +=
+      "<testsuites tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\">\n";
+  out += "  <testsuite name=\"" + xml_escape(suite) + "\" tests=\"" + std::to_string(tests) +
+         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" time=\"" +
+         seconds(r.runtime_s) + "\" timestamp=\"" + xml_escape(r.started_at) + "\">\n";
+  out += "    <properties>\n";
+  auto prop = [&](const std::string& name, const std::string& value) {
+    out += "      <property name=\"" + xml_escape(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
+  };
+  prop("device", r.device);
+  prop("profile", r.spec.name);
+  prop("source", r.spec.source);
+  prop("diskprobe_version", r.environment.diskprobe_version);
+  prop("kernel", r.environment.kernel);
+  prop("dmi_product_name", r.environment.dmi_product_name);
+  prop("device_model", r.environment.device_model);
+  out += "    </properties>\n";
+
+  out += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"preflight\" time=\"0\">\n";
+  if (!r.preflight_safe) {
+    out += "      <failure message=\"" + xml_escape(r.preflight) + "\" type=\"preflight\"/>\n";
+  }
+  out += "      <system-out>" + xml_escape(r.preflight) + "</system-out>\n";
+  out += "    </testcase>\n";
+
+  for (const auto& e : r.expectations) {
+    std::string line = expectation_line(e);
+    out += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"" + xml_escape(e.expectation.text) +
+           "\" time=\"" + seconds(r.runtime_s) + "\">\n";
+    if (!e.met) {
+      out += "      <failure message=\"" + xml_escape(line) + "\" type=\"expectation\"/>\n";
+    }
+    out += "      <system-out>" + xml_escape(line) + "</system-out>\n";
+    out += "    </testcase>\n";
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace diskprobe

@@ -1,0 +1,118 @@
+#include "diskprobe/spec/job_spec.h"
+
+#include <array>
+#include <bitset>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "diskprobe/base/units.h"
+
+namespace diskprobe {
+
+namespace {
+
+// fio's own words, so a profile or an override reads like a fio job file.
+constexpr std::array<std::pair<RwMode, std::string_view>, 6> kRwNames{{
+    {RwMode::Read, "read"},
+    {RwMode::Write, "write"},
+    {RwMode::RandRead, "randread"},
+    {RwMode::RandWrite, "randwrite"},
+    {RwMode::RandRW, "randrw"},
+    {RwMode::ReadWrite, "readwrite"},
+}};
+constexpr std::array<std::pair<EngineKind, std::string_view>, 2> kEngineNames{{
+    {EngineKind::IoUring, "io_uring"},
+    {EngineKind::Sync, "sync"},
+}};
+constexpr std::array<std::pair<PinPolicy, std::string_view>, 3> kPinNames{{
+    {PinPolicy::None, "none"},
+    {PinPolicy::Irq, "irq"},
+    {PinPolicy::HwQueues, "hw-queues"},
+}};
+
+constexpr std::array<std::pair<ContinueOnError, std::string_view>, 6> kContinueNames{{
+    {ContinueOnError::None, "none"},
+    {ContinueOnError::Read, "read"},
+    {ContinueOnError::Write, "write"},
+    {ContinueOnError::Io, "io"},
+    {ContinueOnError::Verify, "verify"},
+    {ContinueOnError::All, "all"},
+}};
+constexpr std::array<std::pair<VerifyKind, std::string_view>, 2> kVerifyNames{{
+    {VerifyKind::None, "none"},
+    {VerifyKind::Crc32c, "crc32c"},
+}};
+
+template <class E, size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+template <class E, size_t N>
+std::optional<E> value_of(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view s) {
+  for (const auto& [v, name] : table) {
+    if (name == s) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view to_string(RwMode m) { return name_of(kRwNames, m); }
+std::string_view to_string(EngineKind e) { return name_of(kEngineNames, e); }
+std::string_view to_string(PinPolicy p) { return name_of(kPinNames, p); }
+
+std::optional<RwMode> parse_rw(std::string_view s) {
+  // fio also accepts "rw" for readwrite.
+  if (s == "rw") return RwMode::ReadWrite;
+  return value_of(kRwNames, s);
+}
+std::optional<EngineKind> parse_engine(std::string_view s) { return value_of(kEngineNames, s); }
+std::optional<PinPolicy> parse_pinning(std::string_view s) { return value_of(kPinNames, s); }
+std::string_view to_string(ContinueOnError c) { return name_of(kContinueNames, c); }
+std::string_view to_string(VerifyKind v) { return name_of(kVerifyNames, v); }
+
+std::optional<ContinueOnError> parse_continue_on_error(std::string_view s) {
+  // fio also takes 0 and 1 (old boolean form: 1 = all).
+  if (s == "0") return ContinueOnError::None;
+  if (s == "1") return ContinueOnError::All;
+  return value_of(kContinueNames, s);
+}
+
+std::optional<VerifyKind> parse_verify(std::string_view s) {
+  if (s == "0") return VerifyKind::None;
+  return value_of(kVerifyNames, s);
+}
+
+std::optional<std::vector<int>> parse_cpus_allowed(std::string_view s) {
+  auto cpus = parse_cpu_list(s);
+  if (!cpus || cpus->empty()) return std::nullopt;
+  return *cpus;
+}
+
+std::optional<std::vector<double>> parse_percentile_list(std::string_view s) {
+  std::vector<double> out;
+  std::string text(s);
+  for (char& c : text) {
+    if (c == ':') c = ',';
+  }
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    std::string part = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    auto p = parse_decimal(part);
+    if (!p || *p <= 0 || *p > 100) return std::nullopt;
+    out.push_back(*p);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (out.empty() || out.size() > 64) return std::nullopt;
+  return out;
+}
+
+}  // namespace diskprobe

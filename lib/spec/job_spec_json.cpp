@@ -1,0 +1,56 @@
+#include <nlohmann/json.hpp>
+
+#include "diskprobe/spec/job_spec.h"
+
+namespace diskprobe {
+
+using nlohmann::json;
+
+json to_json(const JobSpec& s) {
+  json host = {{"pinning", std::string(to_string(s.host.pinning))},
+               {"hold_cstates", s.host.hold_cstates},
+               {"advise_idle_poll", s.host.advise_idle_poll}};
+  host["rq_affinity"] = s.host.rq_affinity ? json(*s.host.rq_affinity) : json(nullptr);
+  host["scheduler"] = s.host.scheduler.empty() ? json(nullptr) : json(s.host.scheduler);
+  host["nomerges"] = s.host.nomerges ? json(*s.host.nomerges) : json(nullptr);
+  host["cstate_latency_limit_us"] =
+      s.host.cstate_latency_limit_us ? json(*s.host.cstate_latency_limit_us) : json(nullptr);
+  return {{"name", s.name},
+          {"description", s.description},
+          {"source", s.source},
+          {"rw", std::string(to_string(s.rw))},
+          {"rwmixread_percent", s.rwmixread},
+          {"bs_bytes", s.bs},
+          {"iodepth", s.iodepth},
+          {"numjobs", s.numjobs},
+          {"runtime_s", s.runtime_s},
+          {"time_based", s.time_based},
+          {"ramp_time_s", s.ramp_time_s},
+          {"offset_bytes", s.offset},
+          {"size_bytes", s.size},
+          {"direct", s.direct},
+          {"randrepeat", s.randrepeat},
+          {"randseed", s.randseed},
+          {"norandommap", s.norandommap},
+          {"refill_buffers", s.refill_buffers},
+          {"engine", std::string(to_string(s.engine))},
+          {"directory", s.directory},
+          {"bs_write_bytes", s.write_bs()},
+          {"offset_percent", s.offset_percent},
+          {"size_percent", s.size_percent},
+          {"io_size_bytes", s.io_size},
+          {"cpus_allowed", s.cpus_allowed},
+          {"cpus_allowed_policy", s.cpus_allowed_split ? "split" : "shared"},
+          {"sqpoll", s.sqpoll},
+          {"hipri", s.hipri},
+          {"force_async", s.force_async == JobSpec::kForceAsyncAuto ? json("auto") : json(s.force_async)},
+          {"continue_on_error", std::string(to_string(s.continue_on_error))},
+          {"verify", std::string(to_string(s.verify))},
+          {"do_verify", s.do_verify},
+          {"percentiles", s.percentiles},
+          {"host", host},
+          {"expect", s.expect},
+          {"notes", s.notes}};
+}
+
+}  // namespace diskprobe
