@@ -3,11 +3,12 @@
 # Idempotent: a second run installs nothing. Usage: packaging/install-deps.sh [--test]
 set -euo pipefail
 
+# go-md2man converts the man page at build time (packaging/CMakeLists.txt).
 build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog-dev
-            nlohmann-json3-dev catch2 util-linux)
+            nlohmann-json3-dev catch2 util-linux go-md2man)
 # The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 mdadm fio
-           python3 python3-yaml kmod time groff-base dpkg-dev rpm cpio chromium ansible)
+           python3 python3-yaml kmod time groff-base man-db dpkg-dev rpm cpio chromium ansible)
 # The QEMU test bed (tests/vm/): the guest boots Debian's kernel (fetched by apt-get download
 # at test time) with a busybox initramfs and stacks dm, md and LVM on its disks.
 test_pkgs+=(qemu-system-x86 busybox-static mdadm dmsetup)
