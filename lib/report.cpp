@@ -1,5 +1,6 @@
 #include "diskprobe/core/report.h"
 
+#include "diskprobe/core/fio_json.h"
 #include "diskprobe/core/json_io.h"
 #include "diskprobe/core/report_keys.h"
 
@@ -495,6 +496,13 @@ json expectation_json(const ExpectationResult& e) {
 
 }  // namespace
 
+std::vector<double> report_percentiles(const JobSpec& s) { return percentile_list(s); }
+json latency_distribution_json(const Histogram& lat) { return distribution_json(lat); }
+std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s) {
+  return full_seconds(d, runtime_s);
+}
+json sample_stats_json(const std::vector<double>& v) { return sample_json(v); }
+
 std::string expectation_line(const ExpectationResult& e) {
   const Expectation& x = e.expectation;
   std::string line = std::string(e.met ? "PASS" : "FAIL") + "  " + x.text + ": measured " +
@@ -515,6 +523,8 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
   if (s == "text") return OutputFormat::Text;
   if (s == "json") return OutputFormat::Json;
   if (s == "junit") return OutputFormat::Junit;
+  if (s == "fio-json") return OutputFormat::FioJson;
+  if (s == "fio-json+") return OutputFormat::FioJsonPlus;
   return std::nullopt;
 }
 
@@ -666,6 +676,9 @@ json to_json(const Results& r) {
 std::string render(const Results& r, OutputFormat f) {
   if (f == OutputFormat::Json) return dump_json(to_json(r)) + "\n";
   if (f == OutputFormat::Junit) return render_junit(r);
+  if (f == OutputFormat::FioJson || f == OutputFormat::FioJsonPlus) {
+    return dump_json(to_fio_json(r, f == OutputFormat::FioJsonPlus)) + "\n";
+  }
   return render_text(r);
 }
 
