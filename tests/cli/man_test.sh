@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 [ -s "$page" ] || { echo "FAIL: $page was not generated" >&2; exit 1; }
 # go-md2man puts .nh (no hyphenation) before the title line.
-grep -v '^\.nh$' "$page" | head -1 | grep -q '^\.TH DISKPROBE 1 ' || fail "$page does not start with .TH DISKPROBE 1"
+grep -m1 -v '^\.nh$' "$page" | grep -q '^\.TH DISKPROBE 1 ' || fail "$page does not start with .TH DISKPROBE 1"
 grep -q '^\.SH NAME$' "$page" || fail "no NAME section"
 grep -q '^\.SH SYNOPSIS$' "$page" || fail "no SYNOPSIS section"
 
