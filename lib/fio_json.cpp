@@ -147,6 +147,7 @@ json options_json(const Results& r) {
             {"runtime", seconds_option(s.runtime_s)}};
   if (s.time_based) o["time_based"] = "1";
   if (s.ramp_time_s > 0) o["ramp_time"] = seconds_option(s.ramp_time_s);
+  if (s.offset) o["offset"] = size_option(s.offset);
   if (s.size) o["size"] = size_option(s.size);
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o["rwmixread"] = std::to_string(s.rwmixread);
   if (s.group_reporting) o["group_reporting"] = "1";

@@ -17,6 +17,8 @@ want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
 # valgrind: tests/perf/bench.py --instructions counts instructions per I/O with callgrind.
 [ "${1:-}" = "--test" ] && want+=(valgrind)
+# python3-six: fio's fio_jsonplus_clat2csv imports six, which Debian's fio does not depend on.
+[ "${1:-}" = "--test" ] && want+=(python3-six)
 # strace: the tuning test that proves `diskprobe tune` never opens the device.
 [ "${1:-}" = "--test" ] && want+=(strace)
 # clang and its libFuzzer runtime: the fuzz stage of packaging/test.sh (tests/fuzz).
