@@ -316,7 +316,7 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json|junit|fio-json|fio-json+] [--output FILE]
+                [--output-format text|json|junit|fio-json|fio-json+|openmetrics] [--output FILE]
                 [--report FILE.html] [--no-tune]
                 [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
   diskprobe compare A.json B.json [--max-regression PERCENT] [--json]

@@ -2,6 +2,7 @@
 
 #include "diskprobe/core/fio_json.h"
 #include "diskprobe/core/json_io.h"
+#include "diskprobe/core/openmetrics.h"
 #include "diskprobe/core/report_keys.h"
 
 #include <algorithm>
@@ -525,6 +526,7 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
   if (s == "junit") return OutputFormat::Junit;
   if (s == "fio-json") return OutputFormat::FioJson;
   if (s == "fio-json+") return OutputFormat::FioJsonPlus;
+  if (s == "openmetrics") return OutputFormat::OpenMetrics;
   return std::nullopt;
 }
 
@@ -676,6 +678,7 @@ json to_json(const Results& r) {
 std::string render(const Results& r, OutputFormat f) {
   if (f == OutputFormat::Json) return dump_json(to_json(r)) + "\n";
   if (f == OutputFormat::Junit) return render_junit(r);
+  if (f == OutputFormat::OpenMetrics) return render_openmetrics(r);
   if (f == OutputFormat::FioJson || f == OutputFormat::FioJsonPlus) {
     return dump_json(to_fio_json(r, f == OutputFormat::FioJsonPlus)) + "\n";
   }

@@ -19,6 +19,8 @@ want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=(valgrind)
 # python3-six: fio's fio_jsonplus_clat2csv imports six, which Debian's fio does not depend on.
 [ "${1:-}" = "--test" ] && want+=(python3-six)
+# promtool (prometheus) and node_exporter read --output-format openmetrics in its test.
+[ "${1:-}" = "--test" ] && want+=(prometheus prometheus-node-exporter)
 # strace: the tuning test that proves `diskprobe tune` never opens the device.
 [ "${1:-}" = "--test" ] && want+=(strace)
 # clang and its libFuzzer runtime: the fuzz stage of packaging/test.sh (tests/fuzz).

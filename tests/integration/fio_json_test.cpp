@@ -4,14 +4,10 @@
 // total_ios / runtime, bw in KiB/s against bw_bytes), rates in the same range (a factor of 2:
 // a schema test, not a fidelity test). Then fio's own fio_jsonplus_clat2csv reads diskprobe's
 // json+ and its CSV's percentiles match diskprobe's within one histogram bucket.
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,7 +17,6 @@
 #include "diskprobe/core/histogram.h"
 #include "harness.h"
 
-namespace fs = std::filesystem;
 using diskprobe::Histogram;
 using nlohmann::json;
 
@@ -122,19 +117,6 @@ std::vector<std::pair<uint64_t, double>> csv_column(const std::string& path, con
   return rows;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "diskprobe-fio-json-XXXXXX").string();
-    REQUIRE(mkdtemp(tmpl.data()));
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("fio-json+ has every key of fio 3.33's json+ with fio's types, units and range", "[fio_json]") {
@@ -142,7 +124,7 @@ TEST_CASE("fio-json+ has every key of fio 3.33's json+ with fio's types, units a
     std::fprintf(stderr, "SKIP: fio is not installed (packaging/install-deps.sh --test installs it)\n");
     std::exit(77);  // nothing made yet: nothing to remove
   }
-  TempDir dir;
+  testing::TempDir dir("diskprobe-fio-json");
   auto loop = testing::make_loop(256ull << 20);
   const std::string out = dir.path + "/diskprobe.json";
   json fio, dp;

@@ -12,7 +12,7 @@
 
 namespace diskprobe {
 
-enum class OutputFormat { Text, Json, Junit, FioJson, FioJsonPlus };
+enum class OutputFormat { Text, Json, Junit, FioJson, FioJsonPlus, OpenMetrics };
 std::optional<OutputFormat> parse_output_format(std::string_view s);
 
 // fio's layout: "write: IOPS=..., BW=...", slat/clat/lat lines with auto units,
