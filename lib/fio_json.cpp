@@ -104,7 +104,8 @@ json direction_json(const DirectionStats& d, double runtime_s, uint64_t short_io
   }
   add_sample_stats(j, "bw", "_dev", bw_kib);
   if (group_bw_bytes > 0) {
-    j["bw_agg"] = std::min(100.0, j["bw_mean"].get<double>() * 100.0 / (static_cast<double>(group_bw_bytes) / 1024.0));
+    j["bw_agg"] =
+        std::min(100.0, j["bw_mean"].get<double>() * 100.0 / (static_cast<double>(group_bw_bytes) / 1024.0));
   }
   add_sample_stats(j, "iops", "_stddev", iops);
   return j;
@@ -168,17 +169,18 @@ json job_json(const Results& r, const JobFigures& f, bool plus) {
     uint64_t ms = ms_of(r.runtime_s);
     return ms ? d.bytes * 1000 / ms : 0;
   };
-  json j = {{"jobname", f.name},
-            {"groupid", 0},
-            {"error", f.errors.first_errno},
-            {"eta", 0},
-            {"elapsed", static_cast<uint64_t>(std::ceil(r.spec.ramp_time_s + f.runtime_s))},
-            {"job options", options_json(r)},
-            {"read", direction_json(f.read, f.runtime_s, f.errors.short_read.count, bw_of(r.read), pcts, plus)},
-            {"write", direction_json(f.write, f.runtime_s, f.errors.short_write.count, bw_of(r.write), pcts, plus)},
-            {"trim", empty_direction(pcts)},
-            {"sync", {{"total_ios", 0}, {"lat_ns", lat_json(Histogram{}, nullptr, false)}}},
-            {"job_runtime", ms_of(f.runtime_s)}};
+  json j = {
+      {"jobname", f.name},
+      {"groupid", 0},
+      {"error", f.errors.first_errno},
+      {"eta", 0},
+      {"elapsed", static_cast<uint64_t>(std::ceil(r.spec.ramp_time_s + f.runtime_s))},
+      {"job options", options_json(r)},
+      {"read", direction_json(f.read, f.runtime_s, f.errors.short_read.count, bw_of(r.read), pcts, plus)},
+      {"write", direction_json(f.write, f.runtime_s, f.errors.short_write.count, bw_of(r.write), pcts, plus)},
+      {"trim", empty_direction(pcts)},
+      {"sync", {{"total_ios", 0}, {"lat_ns", lat_json(Histogram{}, nullptr, false)}}},
+      {"job_runtime", ms_of(f.runtime_s)}};
   double cpu_s = 0;
   for (const auto& job : r.jobs) cpu_s += job.runtime_s;
   if (cpu_s <= 0) cpu_s = r.runtime_s;
@@ -223,9 +225,9 @@ json disk_util_json(const Results& r) {
 json diskprobe_json(const Results& r) {
   json own = to_json(r);
   json out = json::object();
-  for (const char* k : {report_key::kSchema, report_key::kDevice, report_key::kStartedAt, report_key::kInterrupted,
-                        report_key::kPreflight, "preflight_safe", "tuning", "notes", "errors", "verify",
-                        "environment", report_key::kExpectations, "expectations_met"}) {
+  for (const char* k : {report_key::kSchema, report_key::kDevice, report_key::kStartedAt,
+                        report_key::kInterrupted, report_key::kPreflight, "preflight_safe", "tuning", "notes",
+                        "errors", "verify", "environment", report_key::kExpectations, "expectations_met"}) {
     if (own.contains(k)) out[k] = own[k];
   }
   return out;
@@ -263,7 +265,8 @@ json to_fio_json(const Results& r, bool plus) {
     jobs.push_back(job_json(r, {r.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu}, plus));
   } else {
     for (const auto& job : r.jobs) {
-      jobs.push_back(job_json(r, {r.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
+      jobs.push_back(
+          job_json(r, {r.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
     }
   }
   j["jobs"] = jobs;

@@ -19,10 +19,14 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 std::string escape_label(const std::string& raw) {
   std::string out;
   for (char c : valid_utf8(raw)) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -95,14 +99,15 @@ std::vector<Direction> directions(const Results& r) {
 }
 
 // A latency histogram as a summary: the report's percentiles as quantiles, in seconds.
-void latency_summary(std::string& out, const char* name, const char* help, const Results& r, const Labels& base,
-                     Histogram DirectionStats::*which) {
+void latency_summary(std::string& out, const char* name, const char* help, const Results& r,
+                     const Labels& base, Histogram DirectionStats::*which) {
   Family f(out, name, "summary", help);
   const auto pcts = report_percentiles(r.spec);
   for (const auto& dir : directions(r)) {
     const Histogram& h = dir.d.*which;
     Labels l = with(base, "direction", dir.name);
-    for (double p : pcts) f.sample(with(l, "quantile", number(p / 100)), static_cast<double>(h.percentile(p)) / 1e9);
+    for (double p : pcts)
+      f.sample(with(l, "quantile", number(p / 100)), static_cast<double>(h.percentile(p)) / 1e9);
     f.sample(l, static_cast<double>(h.sum()) / 1e9, "_sum");
     f.sample(l, static_cast<double>(h.count()), "_count");
   }
@@ -117,34 +122,42 @@ std::string render_openmetrics(const Results& r) {
   auto rate = [&](uint64_t v) { return secs > 0 ? static_cast<double>(v) / secs : 0.0; };
 
   Family info(out, "diskprobe_run_info", "gauge", "The diskprobe version and kernel of the run, always 1.");
-  info.sample(with(with(base, "version", r.environment.diskprobe_version), "kernel", r.environment.kernel), 1);
+  info.sample(with(with(base, "version", r.environment.diskprobe_version), "kernel", r.environment.kernel),
+              1);
   Family iops(out, "diskprobe_iops", "gauge", "I/Os completed per second over the measured runtime.");
   for (const auto& dir : directions(r)) iops.sample(with(base, "direction", dir.name), rate(dir.d.ios));
-  Family bw(out, "diskprobe_bandwidth_bytes_per_second", "gauge", "Bytes transferred per second over the measured runtime.");
+  Family bw(out, "diskprobe_bandwidth_bytes_per_second", "gauge",
+            "Bytes transferred per second over the measured runtime.");
   for (const auto& dir : directions(r)) bw.sample(with(base, "direction", dir.name), rate(dir.d.bytes));
   Family ios(out, "diskprobe_ios", "gauge", "I/Os completed in the run.");
-  for (const auto& dir : directions(r)) ios.sample(with(base, "direction", dir.name), static_cast<double>(dir.d.ios));
+  for (const auto& dir : directions(r))
+    ios.sample(with(base, "direction", dir.name), static_cast<double>(dir.d.ios));
   latency_summary(out, "diskprobe_completion_latency_seconds",
                   "Completion latency (fio's clat): submission to completion, quantiles of the run.", r, base,
                   &DirectionStats::clat);
-  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", r, base,
-                  &DirectionStats::lat);
+  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", r,
+                  base, &DirectionStats::lat);
   Family failed(out, "diskprobe_failed_ios", "gauge", "I/Os that failed with an error in the run.");
   failed.sample(base, static_cast<double>(r.errors.count));
-  Family short_ios(out, "diskprobe_short_ios", "gauge", "I/Os that transferred fewer bytes than asked in the run.");
+  Family short_ios(out, "diskprobe_short_ios", "gauge",
+                   "I/Os that transferred fewer bytes than asked in the run.");
   short_ios.sample(base, static_cast<double>(r.errors.short_ios));
   Family met(out, "diskprobe_expectation_met", "gauge", "1 when the expectation was met, 0 when not.");
   for (const auto& e : r.expectations) {
-    met.sample(with(with(base, "expectation", e.expectation.text), "origin", e.expectation.origin), e.met ? 1 : 0);
+    met.sample(with(with(base, "expectation", e.expectation.text), "origin", e.expectation.origin),
+               e.met ? 1 : 0);
   }
-  Family all(out, "diskprobe_expectations_met", "gauge", "1 when every expectation of the run was met, 0 when not.");
+  Family all(out, "diskprobe_expectations_met", "gauge",
+             "1 when every expectation of the run was met, 0 when not.");
   all.sample(base, std::all_of(r.expectations.begin(), r.expectations.end(),
                                [](const ExpectationResult& e) { return e.met; }));
   Family safe(out, "diskprobe_preflight_safe", "gauge", "1 when the preflight found the device safe to use.");
   safe.sample(base, r.preflight_safe ? 1 : 0);
-  Family interrupted(out, "diskprobe_run_interrupted", "gauge", "1 when SIGINT or SIGTERM stopped the run early.");
+  Family interrupted(out, "diskprobe_run_interrupted", "gauge",
+                     "1 when SIGINT or SIGTERM stopped the run early.");
   interrupted.sample(base, r.interrupted ? 1 : 0);
-  Family runtime(out, "diskprobe_runtime_seconds", "gauge", "The measured runtime of the run, ramp excluded.");
+  Family runtime(out, "diskprobe_runtime_seconds", "gauge",
+                 "The measured runtime of the run, ramp excluded.");
   runtime.sample(base, secs);
   return out;
 }

@@ -26,8 +26,8 @@ constexpr int kStartSeconds = 30;
 
 void need(const char* tool, const char* package) {
   if (testing::sh(std::string("command -v ") + tool).exit_code != 0) {
-    std::fprintf(stderr, "SKIP: %s is not installed (Debian package %s; packaging/install-deps.sh --test)\n", tool,
-                 package);
+    std::fprintf(stderr, "SKIP: %s is not installed (Debian package %s; packaging/install-deps.sh --test)\n",
+                 tool, package);
     std::exit(77);  // nothing made yet: nothing to remove
   }
 }
@@ -69,7 +69,8 @@ std::map<std::string, double> samples(const std::string& text, const std::string
 
 }  // namespace
 
-TEST_CASE("promtool accepts a run's openmetrics and node_exporter's textfile collector serves it", "[openmetrics]") {
+TEST_CASE("promtool accepts a run's openmetrics and node_exporter's textfile collector serves it",
+          "[openmetrics]") {
   need("promtool", "prometheus");
   need("prometheus-node-exporter", "prometheus-node-exporter");
   need("python3", "python3");
@@ -78,7 +79,8 @@ TEST_CASE("promtool accepts a run's openmetrics and node_exporter's textfile col
   const std::string prom = dir.path + "/diskprobe.prom";
   auto run = testing::sh(std::string(DISKPROBE_BIN) + " run --profile essd-plx-iops " + loop.path() +
                          " --no-tune --numjobs 1 --iodepth 8 --runtime 2 --offset 8M --size 100M"
-                         " --volume essd-pl1:100 --expect 'iops>=1' --output-format openmetrics --output " + prom);
+                         " --volume essd-pl1:100 --expect 'iops>=1' --output-format openmetrics --output " +
+                         prom);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   std::ifstream f(prom);
@@ -95,16 +97,20 @@ TEST_CASE("promtool accepts a run's openmetrics and node_exporter's textfile col
 
   const int port = free_port();
   const std::string addr = "127.0.0.1:" + std::to_string(port);
-  auto started = testing::sh("prometheus-node-exporter --web.listen-address=" + addr +
-                             " --collector.disable-defaults --collector.textfile --collector.textfile.directory=" +
-                             dir.path + " > " + dir.path + "/node_exporter.log 2>&1 & echo $!");
+  auto started = testing::sh(
+      "prometheus-node-exporter --web.listen-address=" + addr +
+      " --collector.disable-defaults --collector.textfile --collector.textfile.directory=" + dir.path +
+      " > " + dir.path + "/node_exporter.log 2>&1 & echo $!");
   REQUIRE(started.exit_code == 0);
   const std::string pid = started.out.substr(0, started.out.find('\n'));
-  testing::Guard stop([&] { testing::sh("kill " + pid + " && while kill -0 " + pid + " 2>/dev/null; do sleep 0.1; done"); });
+  testing::Guard stop(
+      [&] { testing::sh("kill " + pid + " && while kill -0 " + pid + " 2>/dev/null; do sleep 0.1; done"); });
 
   testing::CommandResult served;
-  const std::string fetch = "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("
-                            "\"http://" + addr + "/metrics\", timeout=5).read().decode())'";
+  const std::string fetch =
+      "python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen("
+      "\"http://" +
+      addr + "/metrics\", timeout=5).read().decode())'";
   auto until = std::chrono::steady_clock::now() + std::chrono::seconds(kStartSeconds);
   do {
     served = testing::sh(fetch);

@@ -78,8 +78,8 @@ TEST_CASE("fio-json has fio's top-level keys and keeps diskprobe's facts under o
   CHECK(j["global options"]["iodepth"] == "8");
   CHECK(j["global options"]["filename"] == "/dev/loop7");
   REQUIRE(j["jobs"].size() == 1);  // group_reporting: one entry for both jobs
-  for (const char* k : {"fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs", "disk_util",
-                        "diskprobe"}) {
+  for (const char* k : {"fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs",
+                        "disk_util", "diskprobe"}) {
     CHECK(j.contains(k));
   }
   CHECK(j.size() == 8);  // nothing else at the top: fio's readers see only fio's keys and "diskprobe"
@@ -91,7 +91,8 @@ TEST_CASE("fio-json has fio's top-level keys and keeps diskprobe's facts under o
   CHECK(own["device"] == "/dev/loop7");
 }
 
-TEST_CASE("fio-json directions carry fio's units: ms runtime, KiB/s bw, iops from ios and runtime", "[fio_json]") {
+TEST_CASE("fio-json directions carry fio's units: ms runtime, KiB/s bw, iops from ios and runtime",
+          "[fio_json]") {
   json job = to_fio_json(two_job_results(), false)["jobs"][0];
   const json& w = job["write"];
   CHECK(w["total_ios"] == 2000);
@@ -136,12 +137,13 @@ TEST_CASE("fio-json bw and iops samples come from whole seconds, bw in KiB/s", "
   CHECK(w["bw_agg"].get<double>() == Approx(100.0));
 }
 
-TEST_CASE("fio-json clat percentiles are keyed like fio's, with fio's default list or the profile's", "[fio_json]") {
+TEST_CASE("fio-json clat percentiles are keyed like fio's, with fio's default list or the profile's",
+          "[fio_json]") {
   Results r = two_job_results();
   json p = to_fio_json(r, false)["jobs"][0]["write"]["clat_ns"]["percentile"];
-  for (const char* k : {"1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
-                        "60.000000", "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000",
-                        "99.900000", "99.950000", "99.990000"}) {
+  for (const char* k : {"1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
+                        "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
+                        "99.000000", "99.500000", "99.900000", "99.950000", "99.990000"}) {
     CHECK(p.contains(k));
   }
   CHECK(p.size() == 17);
@@ -180,7 +182,8 @@ TEST_CASE("fio-json+ bins are keyed by fio's own bucket values and sum to N", "[
   CHECK(b == json{{"19072", 1}, {"54016", 1}, {"100", 1}});
 }
 
-TEST_CASE("fio-json lists each job on its own without group_reporting; unmeasured figures are 0", "[fio_json]") {
+TEST_CASE("fio-json lists each job on its own without group_reporting; unmeasured figures are 0",
+          "[fio_json]") {
   Results r = two_job_results();
   r.spec.group_reporting = false;
   json j = to_fio_json(r, false);

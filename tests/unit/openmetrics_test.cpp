@@ -52,7 +52,8 @@ TEST_CASE("openmetrics gives rates and counts per direction with the run's label
   std::string m = render_openmetrics(read_run());
   CHECK_THAT(m, Contains("# TYPE diskprobe_iops gauge\n"));
   CHECK_THAT(m, Contains("diskprobe_iops{" + kLabels + ",direction=\"read\"} 500\n"));
-  CHECK_THAT(m, Contains("diskprobe_bandwidth_bytes_per_second{" + kLabels + ",direction=\"read\"} 2048000\n"));
+  CHECK_THAT(m,
+             Contains("diskprobe_bandwidth_bytes_per_second{" + kLabels + ",direction=\"read\"} 2048000\n"));
   CHECK_THAT(m, Contains("diskprobe_ios{" + kLabels + ",direction=\"read\"} 1000\n"));
   // A read workload has no write samples.
   CHECK(m.find("direction=\"write\"") == std::string::npos);

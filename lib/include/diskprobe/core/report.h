@@ -28,7 +28,7 @@ std::string render_junit(const Results& r);
 // "PASS  iops>=38000: measured 38.2k IOPS; delivered 98.7% of provisioned IOPS (...)"
 std::string expectation_line(const ExpectationResult& e);
 
-// Shared with the fio-json writer (fio_json.h), so both documents give the same figures.
+// Shared with the fio-json and openmetrics writers, so every format gives the same figures.
 // The clat percentiles a report lists: the profile's percentile_list, or fio's default.
 std::vector<double> report_percentiles(const JobSpec& s);
 // fio's latency_ns / latency_us / latency_ms maps of a total-latency histogram.
