@@ -316,7 +316,8 @@ usage:
   diskprobe profiles [--json]                      built-in and user profiles
   diskprobe profile show NAME [--json]             one profile's parameters
   diskprobe run --profile NAME (DEVICE | --scratch SIZE) [OVERRIDES]
-                [--output-format text|json|junit] [--output FILE] [--report FILE.html] [--no-tune]
+                [--output-format text|json|junit|fio-json|fio-json+|openmetrics] [--output FILE]
+                [--report FILE.html] [--no-tune]
                 [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
   diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
                                                    two JSON reports side by side; exit 4 when B

@@ -413,7 +413,10 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
     return fail(kUsage, "give either a DEVICE or --scratch SIZE, not both");
   }
   auto format = parse_output_format(a.output_format);
-  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": use text, json or junit");
+  if (!format) {
+    return fail(kUsage, "--output-format " + a.output_format +
+                            ": use text, json, junit, fio-json, fio-json+ or openmetrics");
+  }
   auto spec = spec_from(a, a.profile);
   if (!spec) return fail(kUsage, spec.error());
   for (const auto& n : a.notes) spdlog::info("{}", n);

@@ -3,11 +3,12 @@
 # Idempotent: a second run installs nothing. Usage: packaging/install-deps.sh [--test]
 set -euo pipefail
 
+# go-md2man converts the man page at build time (packaging/CMakeLists.txt).
 build_pkgs=(build-essential cmake pkg-config liburing-dev libblkid-dev libspdlog-dev
-            nlohmann-json3-dev catch2 util-linux)
+            nlohmann-json3-dev catch2 util-linux go-md2man)
 # The integration tests put real signatures on loop devices with the real tools.
 test_pkgs=(e2fsprogs xfsprogs gdisk fdisk dosfstools btrfs-progs cryptsetup-bin lvm2 mdadm fio
-           python3 python3-yaml kmod time groff-base dpkg-dev rpm cpio chromium ansible)
+           python3 python3-yaml kmod time groff-base man-db dpkg-dev rpm cpio chromium ansible)
 # The QEMU test bed (tests/vm/): the guest boots Debian's kernel (fetched by apt-get download
 # at test time) with a busybox initramfs and stacks dm, md and LVM on its disks.
 test_pkgs+=(qemu-system-x86 busybox-static mdadm dmsetup)
@@ -16,6 +17,10 @@ want=("${build_pkgs[@]}")
 [ "${1:-}" = "--test" ] && want+=("${test_pkgs[@]}")
 # valgrind: tests/perf/bench.py --instructions counts instructions per I/O with callgrind.
 [ "${1:-}" = "--test" ] && want+=(valgrind)
+# python3-six: fio's fio_jsonplus_clat2csv imports six, which Debian's fio does not depend on.
+[ "${1:-}" = "--test" ] && want+=(python3-six)
+# promtool (prometheus) and node_exporter read --output-format openmetrics in its test.
+[ "${1:-}" = "--test" ] && want+=(prometheus prometheus-node-exporter)
 # strace: the tuning test that proves `diskprobe tune` never opens the device.
 [ "${1:-}" = "--test" ] && want+=(strace)
 # clang and its libFuzzer runtime: the fuzz stage of packaging/test.sh (tests/fuzz).

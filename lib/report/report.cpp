@@ -1,6 +1,8 @@
 #include "diskprobe/report/report.h"
 
 #include "diskprobe/base/json_io.h"
+#include "diskprobe/report/fio_json.h"
+#include "diskprobe/report/openmetrics.h"
 #include "diskprobe/report/report_keys.h"
 
 #include <algorithm>
@@ -495,6 +497,13 @@ json expectation_json(const ExpectationResult& e) {
 
 }  // namespace
 
+std::vector<double> report_percentiles(const JobSpec& s) { return percentile_list(s); }
+json latency_distribution_json(const Histogram& lat) { return distribution_json(lat); }
+std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s) {
+  return full_seconds(d, runtime_s);
+}
+json sample_stats_json(const std::vector<double>& v) { return sample_json(v); }
+
 std::string expectation_line(const ExpectationResult& e) {
   const Expectation& x = e.expectation;
   std::string line = std::string(e.met ? "PASS" : "FAIL") + "  " + x.text + ": measured " +
@@ -515,6 +524,9 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
   if (s == "text") return OutputFormat::Text;
   if (s == "json") return OutputFormat::Json;
   if (s == "junit") return OutputFormat::Junit;
+  if (s == "fio-json") return OutputFormat::FioJson;
+  if (s == "fio-json+") return OutputFormat::FioJsonPlus;
+  if (s == "openmetrics") return OutputFormat::OpenMetrics;
   return std::nullopt;
 }
 
@@ -666,6 +678,10 @@ json to_json(const Results& r) {
 std::string render(const Results& r, OutputFormat f) {
   if (f == OutputFormat::Json) return dump_json(to_json(r)) + "\n";
   if (f == OutputFormat::Junit) return render_junit(r);
+  if (f == OutputFormat::OpenMetrics) return render_openmetrics(r);
+  if (f == OutputFormat::FioJson || f == OutputFormat::FioJsonPlus) {
+    return dump_json(to_fio_json(r, f == OutputFormat::FioJsonPlus)) + "\n";
+  }
   return render_text(r);
 }
 

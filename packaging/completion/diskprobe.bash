@@ -52,7 +52,7 @@ _diskprobe() {
       COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur"))
       return ;;
     --mode) COMPREPLY=($(compgen -W "write read" -- "$cur")); return ;;
-    --output-format) COMPREPLY=($(compgen -W "text json junit" -- "$cur")); return ;;
+    --output-format) COMPREPLY=($(compgen -W "text json junit fio-json fio-json+ openmetrics" -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur")); compopt -o plusdirs 2>/dev/null; return ;;
     --sysfs | --procfs | --directory) COMPREPLY=($(compgen -d -- "$cur")); return ;;

@@ -59,6 +59,8 @@ expect "device prefix" loop0 --sysfs "$sysfs" tune lo
 refuse "prefix filters" vdc --sysfs "$sysfs" tune lo
 expect "--mode values" read check vdc --mode ""
 expect "--output-format values" json run --output-format j
+expect "--output-format fio-json+" fio-json+ run --output-format fio
+expect "--output-format openmetrics" openmetrics run --output-format o
 expect "--rw values" randwrite run --rw randw
 
 [ "$failures" -eq 0 ] || { echo "$failures completion check(s) failed" >&2; exit 1; }

@@ -152,6 +152,11 @@ run 0 "run --output-format junit and --report, name 0xFF" "${common[@]}" --outpu
   --output r.xml --report r.html
 python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1]); open(sys.argv[2], encoding="utf-8").read()' \
   r.xml r.html 2>py.err || fail "JUnit or HTML with 0xFF is not valid UTF-8 XML/HTML: $(tail -1 py.err)"
+run 0 "run --output-format fio-json+, name and path 0xFF" "${common[@]}" --output-format fio-json+ --output f.json
+valid_json f.json "fio-json+ report" 'd["jobs"][0]["jobname"] == "job\ufffd"'
+run 0 "run --output-format openmetrics, name and path 0xFF" "${common[@]}" --output-format openmetrics --output m.prom
+python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' m.prom 2>py.err ||
+  fail "openmetrics with 0xFF is not UTF-8: $(tail -1 py.err)"
 
 [ $failures -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }
 echo "all hostile-input cases passed"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The man page is maintained: every subcommand and long option `diskprobe --help` lists is
-# in packaging/diskprobe.1.md, and the troff generated from it formats without a warning.
+# The man page is maintained: every subcommand and long option `diskprobe --help` (and each
+# subcommand's --help) lists is in packaging/diskprobe.1.md and on the formatted page, and the
+# troff go-md2man generates from it formats without a warning (groff -ww, man --warnings).
 # The INPUT LIMITS section gives the numbers the code enforces, read from the code itself.
 # usage: man_test.sh DISKPROBE MAN_SOURCE GENERATED_PAGE SOURCE_DIR
 set -uo pipefail
@@ -9,7 +10,8 @@ failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
 [ -s "$page" ] || { echo "FAIL: $page was not generated" >&2; exit 1; }
-head -1 "$page" | grep -q '^\.TH DISKPROBE 1 ' || fail "$page does not start with .TH DISKPROBE 1"
+# go-md2man puts .nh (no hyphenation) before the title line.
+grep -m1 -v '^\.nh$' "$page" | grep -q '^\.TH DISKPROBE 1 ' || fail "$page does not start with .TH DISKPROBE 1"
 grep -q '^\.SH NAME$' "$page" || fail "no NAME section"
 grep -q '^\.SH SYNOPSIS$' "$page" || fail "no SYNOPSIS section"
 
@@ -17,9 +19,11 @@ help=$("$bin" --help)
 commands=$(sed -n 's/^  diskprobe \([a-z][a-z]*\).*/\1/p' <<<"$help" | sort -u)
 [ -n "$commands" ] || fail "no subcommands found in --help"
 for c in $commands; do
-  grep -q "^- \*\*$c\b" "$src" || fail "subcommand '$c' (in --help) has no entry under COMMANDS in $src"
+  grep -q "^\*\*$c\b" "$src" || fail "subcommand '$c' (in --help) has no entry under COMMANDS in $src"
 done
-for o in $(grep -o -- '--[a-z][a-z_-]*' <<<"$help" | sort -u); do
+for c in $commands; do help+=$'\n'$("$bin" "$c" --help); done
+options=$(grep -o -- '--[a-z][a-z_-]*' <<<"$help" | sort -u)
+for o in $options; do
   grep -q -- "$o" "$src" || fail "option $o (in --help) is not in $src"
 done
 
@@ -54,5 +58,17 @@ if command -v groff >/dev/null; then
 else
   echo "groff not installed: the troff is not formatted (packaging/install-deps.sh --test installs it)"
 fi
+if command -v man >/dev/null; then
+  # MANROFFSEQ='' keeps man from running preprocessors the page does not ask for.
+  warnings=$(MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+  [ -z "$warnings" ] || fail "man --warnings -l warns: $warnings"
+  # Words hyphenated at a line's end are joined again before looking for an option.
+  shown=$(MANROFFSEQ='' MANWIDTH=80 man -l "$page" 2>/dev/null | perl -0pe 's/(?:\xe2\x80\x90|-)\n\s*//g')
+  for o in $options; do
+    grep -q -- "$o" <<<"$shown" || fail "option $o (in --help) is not on the page man -l shows"
+  done
+else
+  echo "man not installed: the page is not rendered by man (packaging/install-deps.sh --test installs man-db)"
+fi
 [ "$failures" -eq 0 ] || exit 1
-echo "man_test: ok ($(wc -w <<<"$commands") subcommands checked)"
+echo "man_test: ok ($(wc -w <<<"$commands") subcommands, $(wc -w <<<"$options") options checked)"

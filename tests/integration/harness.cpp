@@ -8,6 +8,7 @@
 
 #include <array>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -198,6 +199,17 @@ void BlkioCgroup::set(const std::string& file, const std::string& value) const {
 
 std::string BlkioCgroup::run_inside(const std::string& command) const {
   return "echo $$ > " + path + "/cgroup.procs && exec " + command;
+}
+
+TempDir::TempDir(const std::string& prefix) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+  path = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
 }
 
 std::string dev_numbers(const std::string& dev_path) {

@@ -88,6 +88,16 @@ struct BlkioCgroup {
 // "MAJOR:MINOR" of a device node, as the cgroup files want it.
 std::string dev_numbers(const std::string& dev_path);
 
+// A fresh directory under $TMPDIR (or /tmp) for a test's files, removed with all it holds
+// however the test ends.
+struct TempDir {
+  std::string path;
+  explicit TempDir(const std::string& prefix);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
 // Loop devices currently attached to a backing file under `dir`.
 std::vector<std::string> loops_backed_by(const std::string& dir);
 

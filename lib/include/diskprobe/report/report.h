@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,7 @@
 
 namespace diskprobe {
 
-enum class OutputFormat { Text, Json, Junit };
+enum class OutputFormat { Text, Json, Junit, FioJson, FioJsonPlus, OpenMetrics };
 std::optional<OutputFormat> parse_output_format(std::string_view s);
 
 // fio's layout: "write: IOPS=..., BW=...", slat/clat/lat lines with auto units,
@@ -26,5 +27,15 @@ std::string render(const Results& r, OutputFormat f);
 std::string render_junit(const Results& r);
 // "PASS  iops>=38000: measured 38.2k IOPS; delivered 98.7% of provisioned IOPS (...)"
 std::string expectation_line(const ExpectationResult& e);
+
+// Shared with the fio-json and openmetrics writers, so every format gives the same figures.
+// The clat percentiles a report lists: the profile's percentile_list, or fio's default.
+std::vector<double> report_percentiles(const JobSpec& s);
+// fio's latency_ns / latency_us / latency_ms maps of a total-latency histogram.
+nlohmann::json latency_distribution_json(const Histogram& lat);
+// Completions in each whole second of the run.
+std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s);
+// {"min", "max", "mean", "stdev", "samples"} of per-second samples.
+nlohmann::json sample_stats_json(const std::vector<double>& v);
 
 }  // namespace diskprobe

@@ -114,7 +114,7 @@ struct JobSpec {
 
   HostWishes host;
 
-  // Acceptance checks the profile carries ("iops>=38000"); see diskprobe/core/expect.h.
+  // Acceptance checks the profile carries ("iops>=38000"); see diskprobe/acceptance/expect.h.
   std::vector<std::string> expect;
   // Where the profile knowingly differs from its seed command (libaio -> io_uring, ...).
   std::vector<std::string> notes;

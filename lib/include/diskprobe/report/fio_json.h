@@ -1,0 +1,17 @@
+// fio 3.x's JSON output (--output-format=json and json+), written from a run's Results so the
+// dashboards and scripts that read fio's documents (jobs[].write.iops,
+// clat_ns.percentile["99.000000"], disk_util, fio_jsonplus_clat2csv) read diskprobe's too.
+// diskprobe's own facts (preflight, tuning, expectations, environment) go under the one extra
+// top-level key "diskprobe", which fio's readers ignore.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "diskprobe/stats/results.h"
+
+namespace diskprobe {
+
+// plus = json+: each clat_ns also carries its "bins" (latency in ns -> I/O count).
+nlohmann::json to_fio_json(const Results& r, bool plus);
+
+}  // namespace diskprobe

@@ -1,0 +1,278 @@
+#include "diskprobe/report/fio_json.h"
+
+#include "diskprobe/report/report.h"
+#include "diskprobe/report/report_keys.h"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+namespace diskprobe {
+
+namespace {
+
+using nlohmann::json;
+
+// The fio release whose json/json+ schema this writes (Debian 12's fio, read from its own
+// output: tests/integration/fio_json_test.cpp compares the two key by key).
+constexpr const char* kFioSchemaVersion = "fio-3.33";
+
+// Keys fio writes that diskprobe does not measure; they hold what fio writes when it has no
+// figure (0), never an estimate (README "fio's JSON"):
+//   per direction: drop_ios; the whole "trim" and "sync" objects;
+//   per job: majf, minf, iodepth_level, iodepth_submit, iodepth_complete, latency_target,
+//   latency_window; usr_cpu, sys_cpu and ctx of a job listed on its own (numjobs > 1 without
+//   group_reporting: CPU time is measured for the whole process only).
+constexpr const char* kIodepthLevels[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+constexpr const char* kIodepthBatches[] = {"0", "4", "8", "16", "32", "64", ">=64"};
+
+uint64_t ms_of(double s) { return static_cast<uint64_t>(std::llround(s * 1000.0)); }
+
+// fio's percentile keys: "%f" of the percentile, "99.000000".
+std::string fio_percent_key(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%f", p);
+  return buf;
+}
+
+// fio's bins are keyed by plat_idx_to_val(): the middle of a bucket of 64 per power of two,
+// values below 128 ns exact. Histogram has the very same layout (kSubBits = 6 = fio's
+// FIO_IO_U_PLAT_BITS), so each key is one of fio's own: the resolution is fio's (a bucket is
+// at most 1/64 of its value wide), and only above 2^34 ns (~17 s), where fio's last group
+// ends, does diskprobe keep buckets fio would have folded into its last one.
+json bins_json(const Histogram& h) {
+  json bins = json::object();
+  for (size_t i = 0; i < Histogram::kBuckets; ++i) {
+    if (uint64_t n = h.bucket(i)) bins[std::to_string(Histogram::midpoint_of(i))] = n;
+  }
+  return bins;
+}
+
+// fio's slat_ns / clat_ns / lat_ns: percentiles (and bins for json+) only where fio lists
+// them by default (clat) and only when there are samples.
+json lat_json(const Histogram& h, const std::vector<double>* pcts, bool plus) {
+  json j = {{"min", h.min()},
+            {"max", h.max()},
+            {"mean", h.mean()},
+            {"stddev", h.count() > 1 ? h.stdev() : 0.0},
+            {"N", h.count()}};
+  if (pcts && h.count() > 0) {
+    json p = json::object();
+    for (double x : *pcts) p[fio_percent_key(x)] = h.percentile(x);
+    j["percentile"] = p;
+    if (plus) j["bins"] = bins_json(h);
+  }
+  return j;
+}
+
+// min/max as integers, mean/dev as floats: the JSON types fio writes.
+void add_sample_stats(json& j, const char* prefix, const char* dev_key, const std::vector<double>& v) {
+  json s = sample_stats_json(v);
+  std::string p = prefix;
+  j[p + "_min"] = std::llround(s["min"].get<double>());
+  j[p + "_max"] = std::llround(s["max"].get<double>());
+  if (p == "bw") j["bw_agg"] = 0.0;  // filled in by direction_json, which knows the group's total
+  j[p + "_mean"] = s["mean"].get<double>();
+  j[p + dev_key] = s["stdev"].get<double>();
+  j[p + "_samples"] = s["samples"];
+}
+
+// One direction as fio writes it. runtime_s is the job's (or the group's); group_bw_bytes is
+// the whole group's bandwidth, for bw_agg (a job's share of it, in percent, at most 100).
+json direction_json(const DirectionStats& d, double runtime_s, uint64_t short_ios, uint64_t group_bw_bytes,
+                    const std::vector<double>& pcts, bool plus) {
+  uint64_t runtime = d.ios ? ms_of(runtime_s) : 0;
+  uint64_t bw_bytes = runtime ? d.bytes * 1000 / runtime : 0;
+  json j = {{"io_bytes", d.bytes},
+            {"io_kbytes", d.bytes >> 10},
+            {"bw_bytes", bw_bytes},
+            {"bw", bw_bytes >> 10},
+            {"iops", runtime ? 1000.0 * static_cast<double>(d.ios) / static_cast<double>(runtime) : 0.0},
+            {"runtime", runtime},
+            {"total_ios", d.ios},
+            {"short_ios", short_ios},
+            {"drop_ios", 0},
+            {"slat_ns", lat_json(d.slat, nullptr, plus)},
+            {"clat_ns", lat_json(d.clat, &pcts, plus)},
+            {"lat_ns", lat_json(d.lat, nullptr, plus)}};
+  // fio samples bandwidth and IOPS every 500 ms; diskprobe counts whole seconds.
+  std::vector<double> iops, bw_kib;
+  for (uint64_t n : whole_second_ios(d, runtime_s)) {
+    iops.push_back(static_cast<double>(n));
+    bw_kib.push_back(static_cast<double>(n) * d.bs / 1024.0);
+  }
+  add_sample_stats(j, "bw", "_dev", bw_kib);
+  if (group_bw_bytes > 0) {
+    j["bw_agg"] =
+        std::min(100.0, j["bw_mean"].get<double>() * 100.0 / (static_cast<double>(group_bw_bytes) / 1024.0));
+  }
+  add_sample_stats(j, "iops", "_stddev", iops);
+  return j;
+}
+
+json empty_direction(const std::vector<double>& pcts) {
+  return direction_json(DirectionStats{}, 0, 0, 0, pcts, false);
+}
+
+json depth_map(const char* const (&keys)[7]) {
+  json m = json::object();
+  for (const char* k : keys) m[k] = 0.0;
+  return m;
+}
+
+// "bs": "4k" as fio echoes its options: a multiple of 1 KiB in k, else bytes.
+std::string size_option(uint64_t bytes) {
+  if (bytes && bytes % (1u << 20) == 0) return std::to_string(bytes >> 20) + "m";
+  if (bytes && bytes % 1024 == 0) return std::to_string(bytes >> 10) + "k";
+  return std::to_string(bytes);
+}
+
+std::string seconds_option(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// fio echoes options as strings, under the names of its own job file.
+json options_json(const Results& r) {
+  const JobSpec& s = r.spec;
+  json o = {{"name", s.name},
+            {"filename", r.device},
+            {"rw", std::string(to_string(s.rw))},
+            {"bs", s.bs_write ? size_option(s.bs) + "," + size_option(s.bs_write) : size_option(s.bs)},
+            {"iodepth", std::to_string(s.iodepth)},
+            {"numjobs", std::to_string(s.numjobs)},
+            {"ioengine", std::string(to_string(s.engine))},
+            {"direct", s.direct ? "1" : "0"},
+            {"runtime", seconds_option(s.runtime_s)}};
+  if (s.time_based) o["time_based"] = "1";
+  if (s.ramp_time_s > 0) o["ramp_time"] = seconds_option(s.ramp_time_s);
+  if (s.offset) o["offset"] = size_option(s.offset);
+  if (s.size) o["size"] = size_option(s.size);
+  if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o["rwmixread"] = std::to_string(s.rwmixread);
+  if (s.group_reporting) o["group_reporting"] = "1";
+  return o;
+}
+
+struct JobFigures {
+  const char* name;
+  const DirectionStats &read, &write;
+  const ErrorStats& errors;
+  double runtime_s;
+  const CpuUsage* cpu;  // null: not measured for this job alone
+};
+
+json job_json(const Results& r, const JobFigures& f, bool plus) {
+  const auto pcts = report_percentiles(r.spec);
+  auto bw_of = [&](const DirectionStats& d) {
+    uint64_t ms = ms_of(r.runtime_s);
+    return ms ? d.bytes * 1000 / ms : 0;
+  };
+  json j = {
+      {"jobname", f.name},
+      {"groupid", 0},
+      {"error", f.errors.first_errno},
+      {"eta", 0},
+      {"elapsed", static_cast<uint64_t>(std::ceil(r.spec.ramp_time_s + f.runtime_s))},
+      {"job options", options_json(r)},
+      {"read", direction_json(f.read, f.runtime_s, f.errors.short_read.count, bw_of(r.read), pcts, plus)},
+      {"write", direction_json(f.write, f.runtime_s, f.errors.short_write.count, bw_of(r.write), pcts, plus)},
+      {"trim", empty_direction(pcts)},
+      {"sync", {{"total_ios", 0}, {"lat_ns", lat_json(Histogram{}, nullptr, false)}}},
+      {"job_runtime", ms_of(f.runtime_s)}};
+  double cpu_s = 0;
+  for (const auto& job : r.jobs) cpu_s += job.runtime_s;
+  if (cpu_s <= 0) cpu_s = r.runtime_s;
+  bool cpu = f.cpu && cpu_s > 0;
+  j["usr_cpu"] = cpu ? 100.0 * f.cpu->user_s / cpu_s : 0.0;
+  j["sys_cpu"] = cpu ? 100.0 * f.cpu->sys_s / cpu_s : 0.0;
+  j["ctx"] = f.cpu ? f.cpu->voluntary_ctx + f.cpu->involuntary_ctx : 0;
+  j["majf"] = 0;
+  j["minf"] = 0;
+  j["iodepth_level"] = depth_map(kIodepthLevels);
+  j["iodepth_submit"] = depth_map(kIodepthBatches);
+  j["iodepth_complete"] = depth_map(kIodepthBatches);
+  Histogram all = f.read.lat;
+  all.merge(f.write.lat);
+  j.update(latency_distribution_json(all));
+  j["latency_depth"] = r.spec.engine == EngineKind::Sync ? 1 : r.spec.iodepth;
+  j["latency_target"] = 0;
+  j["latency_percentile"] = 100.0;
+  j["latency_window"] = 0;
+  return j;
+}
+
+// fio's per-disk figures: /sys/block/X/stat after the run minus before.
+json disk_util_json(const Results& r) {
+  json a = json::array();
+  if (!r.disk.valid) return a;
+  const DiskStats& d = r.disk;
+  auto slash = r.device.rfind('/');
+  a.push_back({{"name", slash == std::string::npos ? r.device : r.device.substr(slash + 1)},
+               {"read_ios", d.read_ios},
+               {"write_ios", d.write_ios},
+               {"read_merges", d.read_merges},
+               {"write_merges", d.write_merges},
+               {"read_ticks", d.read_ticks_ms},
+               {"write_ticks", d.write_ticks_ms},
+               {"in_queue", d.time_in_queue_ms},
+               {"util", d.util_percent}});
+  return a;
+}
+
+// diskprobe's own facts, from its own JSON document: what fio has no key for.
+json diskprobe_json(const Results& r) {
+  json own = to_json(r);
+  json out = json::object();
+  for (const char* k : {report_key::kSchema, report_key::kDevice, report_key::kStartedAt,
+                        report_key::kInterrupted, report_key::kPreflight, "preflight_safe", "tuning", "notes",
+                        "errors", "verify", "environment", report_key::kExpectations, "expectations_met"}) {
+    if (own.contains(k)) out[k] = own[k];
+  }
+  return out;
+}
+
+// started_at has whole seconds; fio's timestamp is when the run ended, so the measured
+// runtime is added (timestamp_ms is therefore as exact as the runtime, not the clock).
+int64_t end_ms(const Results& r) {
+  std::tm tm{};
+  if (!strptime(r.started_at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
+  return static_cast<int64_t>(timegm(&tm)) * 1000 + static_cast<int64_t>(ms_of(r.runtime_s));
+}
+
+std::string ctime_of(int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
+
+}  // namespace
+
+json to_fio_json(const Results& r, bool plus) {
+  int64_t ms = end_ms(r);
+  json j = {{"fio version", kFioSchemaVersion},
+            {"timestamp", ms / 1000},
+            {"timestamp_ms", ms},
+            {"time", ctime_of(ms)},
+            {"global options", options_json(r)}};
+  json jobs = json::array();
+  // fio lists each job, or with group_reporting one entry for all of them.
+  if (r.spec.group_reporting || r.jobs.size() < 2) {
+    jobs.push_back(job_json(r, {r.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu}, plus));
+  } else {
+    for (const auto& job : r.jobs) {
+      jobs.push_back(
+          job_json(r, {r.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
+    }
+  }
+  j["jobs"] = jobs;
+  j["disk_util"] = disk_util_json(r);
+  j["diskprobe"] = diskprobe_json(r);
+  return j;
+}
+
+}  // namespace diskprobe
