@@ -1,33 +1,35 @@
+#include "diskprobe/spec/validate.h"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "clock.h"
 #include "diskprobe/base/problems.h"
-#include "diskprobe/engine/engine.h"
+#include "diskprobe/spec/region.h"
 
 namespace diskprobe {
 
 namespace {
 
-using engine::round_up;
-constexpr uint64_t kMaxIodepth = 65536;
-constexpr uint64_t kMaxNumjobs = 4096;
-// A day: beyond it the nanosecond deadlines still fit, but the per-second samples kept for
-// every job (16 bytes a second) would not be a benchmark's memory any more.
-constexpr double kMaxSeconds = 86400;
+using Problems = std::vector<std::string>;
 
-}  // namespace
+std::string num(uint64_t v) { return std::to_string(v); }
 
-Status validate(const JobSpec& spec, const Target& target) {
-  std::vector<std::string> problems;
-  auto num = [](uint64_t v) { return std::to_string(v); };
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+// Block sizes and the region: each block whole on the device, the region inside it.
+void region_problems(const JobSpec& spec, const Target& target, Problems& problems) {
   const uint64_t lbs = target.logical_block_size ? target.logical_block_size : 1;
   const uint64_t bs = spec.max_bs();
   const std::string& dev = target.path;
   const Region reg = resolve_region(spec, target);
-
   for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
     const char* which = b == spec.bs ? "bs" : "bs (writes)";
     if (b < 512) {
@@ -60,6 +62,10 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (spec.offset_percent < 0 || spec.offset_percent >= 100 || spec.size_percent < 0 || spec.size_percent > 100) {
     problems.push_back("offset and size percentages must be from 0 to 100 (offset below 100)");
   }
+}
+
+// The engine's options: which engine takes them, what the target offers, the limits.
+void engine_problems(const JobSpec& spec, const Target& target, Problems& problems) {
   if ((spec.sqpoll || spec.hipri) && spec.engine != EngineKind::IoUring) {
     problems.push_back("sqpoll and hipri are io_uring options: use engine=io_uring");
   }
@@ -70,7 +76,7 @@ Status validate(const JobSpec& spec, const Target& target) {
     problems.push_back("hipri (polled completions) works only with direct I/O: use direct=1");
   }
   if (spec.hipri && target.io_poll == 0) {
-    problems.push_back("hipri: " + (target.poll_why.empty() ? dev + " has no poll queues" : target.poll_why) +
+    problems.push_back("hipri: " + (target.poll_why.empty() ? target.path + " has no poll queues" : target.poll_why) +
                        "; run without hipri");
   }
   if (spec.iodepth < 1 || spec.iodepth > kMaxIodepth) {
@@ -79,11 +85,9 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs) {
     problems.push_back("numjobs " + num(spec.numjobs) + " is out of range: use 1 to " + num(kMaxNumjobs));
   }
-  auto seconds = [](double s) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", s);
-    return std::string(buf);
-  };
+}
+
+void duration_problems(const JobSpec& spec, Problems& problems) {
   if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
     problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
   } else if (spec.runtime_s > kMaxSeconds) {
@@ -101,11 +105,20 @@ Status validate(const JobSpec& spec, const Target& target) {
     problems.push_back("ramp_time " + seconds(spec.ramp_time_s) + " s is above the limit of " +
                        seconds(kMaxSeconds) + " s (24 h): use a shorter ramp_time");
   }
+}
+
+}  // namespace
+
+Status validate(const JobSpec& spec, const Target& target) {
+  Problems problems;
+  region_problems(spec, target, problems);
+  engine_problems(spec, target, problems);
+  duration_problems(spec, problems);
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
   }
   if (problems.empty()) return Ok{};
-  return make_error(join_problems(dev, problems));
+  return make_error(join_problems(target.path, problems));
 }
 
 }  // namespace diskprobe
