@@ -2,33 +2,38 @@
 
 #include <sched.h>
 
+#include <memory>
 #include <string>
+
+#include "diskprobe/base/units.h"
 
 namespace diskprobe::engine {
 
 namespace {
 
-std::string cpu_list_text(const std::vector<int>& cpus) {
-  std::string s;
-  for (int c : cpus) s += (s.empty() ? "" : ",") + std::to_string(c);
-  return s;
-}
+struct CpuSetFree {
+  void operator()(cpu_set_t* s) const { CPU_FREE(s); }
+};
 
 }  // namespace
 
+// Sized for kMaxCpus, the cap of every CPU list (parse_cpu_list), not glibc's 1,024 of a
+// plain cpu_set_t: a CPU that parses is one that can be pinned to.
 Status pin_to(const std::vector<int>& cpus) {
   if (cpus.empty()) return Ok{};
-  cpu_set_t set;
-  CPU_ZERO(&set);
   for (int cpu : cpus) {
-    if (cpu < 0 || cpu >= CPU_SETSIZE) {
+    if (cpu < 0 || cpu >= kMaxCpus) {
       return make_error("cannot pin to CPU " + std::to_string(cpu) + ": CPU numbers go from 0 to " +
-                        std::to_string(CPU_SETSIZE - 1));
+                        std::to_string(kMaxCpus - 1));
     }
-    CPU_SET(cpu, &set);
   }
-  if (int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0) {
-    std::string what = cpus.size() == 1 ? "CPU " + cpu_list_text(cpus) : "CPUs " + cpu_list_text(cpus);
+  std::unique_ptr<cpu_set_t, CpuSetFree> set(CPU_ALLOC(kMaxCpus));
+  if (!set) return make_error("cannot pin to CPUs " + format_cpu_list(cpus) + ": no memory for a CPU set");
+  const size_t size = CPU_ALLOC_SIZE(kMaxCpus);
+  CPU_ZERO_S(size, set.get());
+  for (int cpu : cpus) CPU_SET_S(static_cast<size_t>(cpu), size, set.get());
+  if (int err = pthread_setaffinity_np(pthread_self(), size, set.get()); err != 0) {
+    std::string what = (cpus.size() == 1 ? "CPU " : "CPUs ") + format_cpu_list(cpus);
     return make_error(errno_message("pthread_setaffinity_np", what, err) + ": is " + what +
                       " online and allowed for this process (taskset, cgroup cpuset)?");
   }
