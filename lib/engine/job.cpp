@@ -27,7 +27,7 @@ CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b) {
           b.involuntary_ctx - a.involuntary_ctx};
 }
 
-Result<Buffer> allocate_buffers(const Plan& plan, Workload& work) {
+Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work) {
   size_t total = plan.slot_stride * plan.slots;
   void* mem = nullptr;
   if (int err = posix_memalign(&mem, kBufferAlign, total); err != 0) {
@@ -41,7 +41,7 @@ Result<Buffer> allocate_buffers(const Plan& plan, Workload& work) {
 
 namespace {
 
-void job_body(const Plan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
               const std::atomic<bool>* stop, JobOutput& out) {
   out.result->job = job;
   out.result->cpu = cpus.size() == 1 ? cpus[0] : -1;
@@ -84,7 +84,7 @@ void job_body(const Plan& plan, unsigned job, const std::vector<int>& cpus, Star
 
 }  // namespace
 
-void job_main(const Plan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+void job_main(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
               const std::atomic<bool>* stop, JobOutput& out) {
   try {
     job_body(plan, job, cpus, gate, stop, out);

@@ -50,7 +50,7 @@ struct Slot {
 
 // State a job's loop carries; shared by both engines.
 struct JobRun {
-  const Plan& plan;
+  const JobPlan& plan;
   Workload work;
   const std::atomic<bool>* stop;
   bool stopping = false;  // no new I/O: runtime over, size done, or stop flag
@@ -59,7 +59,7 @@ struct JobRun {
   uint64_t deadline = 0;  // 0 = none
   CpuUsage cpu_start;
 
-  JobRun(const Plan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
+  JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
       : plan(p), work(p, job, out), stop(s) {}
 
   void start(uint64_t t0) {
@@ -103,7 +103,7 @@ struct JobRun {
 };
 
 // Buffers for `plan.slots` I/Os, each aligned for O_DIRECT and filled with random data once.
-Result<Buffer> allocate_buffers(const Plan& plan, Workload& work);
+Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work);
 
 // Starts a new I/O in `sl`: direction, offset and, for a write, its data. Always inlined: as
 // a call it cost ~17 instructions an I/O in register saves and restores.
@@ -128,11 +128,11 @@ inline bool io_over(Workload& work, Slot& sl, uint32_t bs, uint32_t res) {
 }
 
 // pread/pwrite, one I/O at a time: slat is 0 and clat is the system call.
-Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out);
+Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out);
 
 // A job's thread: pins, opens, sets up, waits at the gate, runs its engine; every failure
 // lands in out.error, and the gate always hears from it.
-void job_main(const Plan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+void job_main(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
               const std::atomic<bool>* stop, JobOutput& out);
 
 }  // namespace diskprobe::engine

@@ -11,8 +11,8 @@
 
 namespace diskprobe::engine {
 
-Plan make_plan(const JobSpec& spec, const Target& target, const Region& reg) {
-  Plan p;
+JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) {
+  JobPlan p;
   p.spec = &spec;
   p.path = target.path;
   p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);

@@ -1,5 +1,5 @@
-// What every job of one run shares, worked out once from the spec, the target and the region;
-// read-only once the threads start.
+// JobPlan: what every job of one run shares, worked out once (plan_jobs) from the spec, the
+// target and the region; read-only once the threads start. Not tuning's Plan (pins, settings).
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,7 @@ namespace diskprobe::engine {
 
 constexpr size_t kBufferAlign = 4096;
 
-struct Plan {
+struct JobPlan {
   const JobSpec* spec = nullptr;
   std::string path;
   int open_flags = 0;
@@ -44,6 +44,6 @@ struct Plan {
   uint64_t run_id = 0;
 };
 
-Plan make_plan(const JobSpec& spec, const Target& target, const Region& reg);
+JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg);
 
 }  // namespace diskprobe::engine

@@ -15,7 +15,7 @@ namespace diskprobe {
 namespace {
 
 using engine::JobOutput;
-using engine::Plan;
+using engine::JobPlan;
 
 std::string iso8601_utc(std::chrono::system_clock::time_point t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
@@ -29,7 +29,7 @@ std::string iso8601_utc(std::chrono::system_clock::time_point t) {
 // fio's do_verify: after every job has finished writing, read back each block written and
 // check its header and checksum. Jobs that share a file share one pass over the union of
 // what they wrote.
-void verify_pass(const Plan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& maps,
+void verify_pass(const JobPlan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& maps,
                  const std::atomic<bool>* stop, Results& r) {
   for (auto& w : maps) {
     auto st = verify_written(*w, plan.spec->direct, plan.run_id, r.verify_pass, stop);
@@ -43,7 +43,7 @@ void verify_pass(const Plan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& 
 
 // One written-blocks map per file the jobs write (one for a device, one per job for
 // --directory), set up before the jobs start.
-std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(Plan& plan, unsigned jobs) {
+std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(JobPlan& plan, unsigned jobs) {
   std::vector<std::unique_ptr<WrittenBlocks>> maps;
   if (!plan.track_writes) return maps;
   plan.written.assign(jobs, nullptr);
@@ -78,7 +78,7 @@ std::vector<std::vector<int>> job_cpus(const JobSpec& spec, const EngineOptions&
 
 // Starts every job, lets them go together, waits for them all. "" or why a thread could not
 // be started (then the others were stopped at the gate).
-std::string run_threads(const Plan& plan, const EngineOptions& opts, std::vector<JobOutput>& outs,
+std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vector<JobOutput>& outs,
                         std::chrono::system_clock::time_point* started_at) {
   const auto n = static_cast<unsigned>(outs.size());
   const std::vector<std::vector<int>> cpu_sets = job_cpus(*plan.spec, opts);
@@ -120,7 +120,7 @@ std::string jobs_error(const std::vector<JobOutput>& outs) {
 
 // The jobs' CPU time, runtime and stop into the run's totals; what the engine fell back
 // from or probed into its notes, once for the run, not once per job.
-void merge_jobs(const Plan& plan, const std::vector<JobOutput>& outs, Results& r) {
+void merge_jobs(const JobPlan& plan, const std::vector<JobOutput>& outs, Results& r) {
   std::string fallback;
   std::vector<engine::AsyncProbe> probes;
   for (const auto& o : outs) {
@@ -155,7 +155,7 @@ uint64_t random_run_id() {
 
 Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
   if (auto st = validate(spec, target); !st) return make_error(st.error());
-  Plan plan = engine::make_plan(spec, target, opts.region ? *opts.region : resolve_region(spec, target));
+  JobPlan plan = engine::plan_jobs(spec, target, opts.region ? *opts.region : resolve_region(spec, target));
   plan.run_id = opts.run_id ? opts.run_id : random_run_id();
   const unsigned n = spec.numjobs;
   if (!target.job_paths.empty() && target.job_paths.size() < n) {

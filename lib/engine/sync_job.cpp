@@ -6,7 +6,7 @@
 
 namespace diskprobe::engine {
 
-Status sync_loop(const Plan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
+Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
   Slot sl;
   sl.buf = buf;
   uint64_t t = now_ns();

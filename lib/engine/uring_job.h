@@ -14,7 +14,7 @@ namespace diskprobe::engine {
 
 class UringJob {
  public:
-  UringJob(const Plan& plan, JobRun& run, int fd) : plan_(plan), run_(run), fd_(fd), file_(fd) {}
+  UringJob(const JobPlan& plan, JobRun& run, int fd) : plan_(plan), run_(run), fd_(fd), file_(fd) {}
 
   // Ring, registered file and buffers. A refused registration falls back to plain ops
   // (said in *fallback); sqpoll/hipri refused by the kernel, to a plain ring (feature_note).
@@ -41,7 +41,7 @@ class UringJob {
   void issue(io_uring_sqe* sqe, uint32_t s, uint64_t t_prep, Batch& b);
   void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs);
 
-  const Plan& plan_;
+  const JobPlan& plan_;
   JobRun& run_;
   int fd_;
   int file_;  // index 0 when the file is registered, else the fd

@@ -23,7 +23,7 @@ namespace diskprobe::engine {
 
 class Workload {
  public:
-  Workload(const Plan& p, unsigned job, JobResult& out)
+  Workload(const JobPlan& p, unsigned job, JobResult& out)
       : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out) {
     mixed_ = spec_.rw == RwMode::RandRW || spec_.rw == RwMode::ReadWrite;
     random_ = is_random(spec_.rw);
@@ -264,7 +264,7 @@ class Workload {
     for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.resize(n, 0);
   }
 
-  const Plan& p_;
+  const JobPlan& p_;
   const JobSpec& spec_;
   Rng rng_;
   JobResult& out_;
