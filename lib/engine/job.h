@@ -33,6 +33,8 @@ struct AlignedFree {
   void operator()(uint8_t* p) const { std::free(p); }
 };
 using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
+
+// This thread's CPU time and context switches (getrusage RUSAGE_THREAD), and the difference.
 CpuUsage thread_cpu();
 CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b);
 
