@@ -46,9 +46,9 @@ limit lib/include/diskprobe/base/json_io.h kMaxJsonDepth "JSON nests at most % d
 limit cmd/args.cpp kMaxWordBytes "path) is at most % bytes"
 limit lib/acceptance/expect.cpp kMaxExpressionBytes "expression at most % bytes"
 limit lib/include/diskprobe/base/units.h kMaxCpus "a set of at most % CPUs"
-limit lib/engine/engine.cpp kMaxSeconds "runtime and ramp_time are at most % s"
-limit lib/engine/engine.cpp kMaxIodepth "iodepth is 1 to %"
-limit lib/engine/engine.cpp kMaxNumjobs "numjobs 1 to %"
+limit lib/include/diskprobe/spec/validate.h kMaxSeconds "runtime and ramp_time are at most % s"
+limit lib/include/diskprobe/spec/validate.h kMaxIodepth "iodepth is 1 to %"
+limit lib/include/diskprobe/spec/validate.h kMaxNumjobs "numjobs 1 to %"
 limit profiles/profiles.cpp kMaxProblemsShown "list at most % problems"
 
 if command -v groff >/dev/null; then

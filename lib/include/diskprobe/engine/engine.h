@@ -15,6 +15,8 @@
 #include "diskprobe/spec/job_spec.h"
 #include "diskprobe/spec/region.h"
 #include "diskprobe/spec/target.h"
+// validate() was declared here; cmd still finds it through this header.
+#include "diskprobe/spec/validate.h"
 #include "diskprobe/base/status.h"
 #include "diskprobe/stats/results.h"
 #include "diskprobe/base/sysroot.h"
@@ -45,11 +47,6 @@ struct EngineOptions {
   // lose a write behind the engine's back at a known moment).
   std::function<void()> before_verify;
 };
-
-// Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the
-// target, iodepth 1..65536, numjobs 1..4096, runtime for time_based runs, rwmixread);
-// every problem in one message.
-Status validate(const JobSpec& spec, const Target& target);
 
 Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts);
 

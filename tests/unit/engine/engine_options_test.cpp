@@ -22,6 +22,7 @@
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/engine/engine.h"
 #include "diskprobe/base/fd.h"
+#include "diskprobe/base/units.h"
 #include "diskprobe/report/report.h"
 #include "diskprobe/spec/file_targets.h"
 #include "engine_fixtures.h"
@@ -225,6 +226,26 @@ TEST_CASE("engine: cpus_allowed_policy=split pins job j to the j-th CPU; shared 
   r = run_jobs(spec, f.target(), EngineOptions{});
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error(), Contains("4000"));
+}
+
+// Pinning took CPUs below glibc's 1,024 only, while a CPU list takes them below kMaxCpus:
+// a CPU that parses must get to pthread_setaffinity_np; its errors name the CPUs as a list.
+TEST_CASE("engine: pinning takes every CPU a CPU list takes and names them as a CPU list", "[cpu_list]") {
+  SKIP_WITHOUT_URING();
+  File f(4 << 20);
+  auto spec = sized(RwMode::RandRead, 1 << 20);
+  spec.cpus_allowed = {4002, 4000, 4001, 4005};  // no such CPUs here; shared: one set
+  auto r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error(), Contains("pthread_setaffinity_np(CPUs 4000-4002,4005)"));
+  spec.cpus_allowed = {2000};  // above 1,023: refused by the kernel, not by a smaller cap
+  r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error(), Contains("pthread_setaffinity_np(CPU 2000)"));
+  spec.cpus_allowed = {kMaxCpus};
+  r = run_jobs(spec, f.target(), EngineOptions{});
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error(), Contains("CPU numbers go from 0 to " + std::to_string(kMaxCpus - 1)));
 }
 
 TEST_CASE("engine: a read at the end of a file comes back short, then 0: one short read; continue_on_error decides") {

@@ -66,3 +66,27 @@ TEST_CASE("parse_size reads fio's binary units and rejects the rest", "[core]") 
     if (!r.ok()) CHECK_FALSE(r.error().empty());
   }
 }
+
+// The one CPU-list formatter: the engine's pin errors and the host checks used to join CPUs
+// with commas in the order given, each their own way.
+TEST_CASE("format_cpu_list sorts, drops repeats and writes runs as ranges", "[units][cpu_list]") {
+  CHECK(format_cpu_list({}) == "");
+  CHECK(format_cpu_list({7}) == "7");
+  CHECK(format_cpu_list({3, 1, 2, 0, 8}) == "0-3,8");
+  CHECK(format_cpu_list({5, 5, 6}) == "5-6");
+  CHECK(format_cpu_list({9, 5, 7, 6}) == "5-7,9");
+  CHECK(format_cpu_list({0, 2, 4}) == "0,2,4");
+  CHECK(format_cpu_list({kMaxCpus - 1, 0}) == "0," + std::to_string(kMaxCpus - 1));
+}
+
+TEST_CASE("parse_cpu_list and format_cpu_list read back each other", "[units][cpu_list]") {
+  for (const char* text : {"0", "0-3,8", "1,3,5", "0-8191", "2-3,6-7"}) {
+    INFO(text);
+    auto cpus = parse_cpu_list(text);
+    REQUIRE(cpus.ok());
+    CHECK(format_cpu_list(*cpus) == text);
+  }
+  // Its cap: CPUs go to kMaxCpus - 1.
+  CHECK(parse_cpu_list(std::to_string(kMaxCpus - 1)).ok());
+  CHECK_FALSE(parse_cpu_list(std::to_string(kMaxCpus)).ok());
+}

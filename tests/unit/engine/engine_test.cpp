@@ -286,49 +286,6 @@ TEST_CASE("engine: a target that cannot be opened is an error naming it") {
   CHECK_THAT(three.error(), Contains("and 2 more jobs failed"));
 }
 
-TEST_CASE("validate: a good spec passes") {
-  JobSpec s;
-  CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
-  s.bs = 512;
-  CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
-  s.direct = false;
-  s.bs = 1000;  // buffered I/O takes any size
-  CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
-}
-
-TEST_CASE("validate: bs not a multiple of the logical block size under O_DIRECT") {
-  JobSpec s;
-  s.bs = 1000;
-  auto st = validate(s, Target{"/dev/vdc", 1 << 30, 512});
-  REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.error(),
-             Contains("bs 1000 is not a multiple of the device's logical block size 512: use bs=1024"));
-  s.bs = 4000;
-  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 30, 512}).error(), Contains("use bs=4096"));
-  s.bs = 512;
-  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 30, 4096}).error(),
-             Contains("bs 512 is not a multiple of the device's logical block size 4096: use bs=4096"));
-}
-
-TEST_CASE("validate: a region outside the target") {
-  JobSpec s;
-  s.offset = 1 << 20;
-  s.size = 1 << 20;
-  auto st = validate(s, Target{"/dev/vdc", 1 << 20, 512});
-  REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.error(), Contains("offset 1048576 is at or past the end of /dev/vdc (1048576 bytes)"));
-
-  s.offset = 0;
-  s.size = 2 << 20;
-  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 20, 512}).error(),
-             Contains("runs past the end of /dev/vdc (1048576 bytes): use size=1048576 or less"));
-
-  s.size = 0;
-  s.offset = (1 << 20) - 512;  // room for less than one 4k block
-  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 20, 512}).error(),
-             Contains("holds no whole block of bs 4096"));
-}
-
 TEST_CASE("validate: every problem is reported in one message") {
   JobSpec s;
   s.bs = 1000;

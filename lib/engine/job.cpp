@@ -1,0 +1,99 @@
+#include "job.h"
+
+#include <sys/resource.h>
+
+#include <cstring>
+#include <exception>
+
+#include "diskprobe/base/fd.h"
+#include "pinning.h"
+#include "uring_job.h"
+
+namespace diskprobe::engine {
+
+CpuUsage thread_cpu() {
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  CpuUsage c;
+  c.user_s = static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6;
+  c.sys_s = static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6;
+  c.voluntary_ctx = static_cast<uint64_t>(ru.ru_nvcsw);
+  c.involuntary_ctx = static_cast<uint64_t>(ru.ru_nivcsw);
+  return c;
+}
+
+CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b) {
+  return {b.user_s - a.user_s, b.sys_s - a.sys_s, b.voluntary_ctx - a.voluntary_ctx,
+          b.involuntary_ctx - a.involuntary_ctx};
+}
+
+Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work) {
+  size_t total = plan.slot_stride * plan.slots;
+  void* mem = nullptr;
+  if (int err = posix_memalign(&mem, kBufferAlign, total); err != 0) {
+    return make_error(errno_message("posix_memalign", std::to_string(total) + " bytes of I/O buffers", err) +
+                      ": lower iodepth or bs");
+  }
+  Buffer buf(static_cast<uint8_t*>(mem));
+  work.fill_initial(buf.get(), total);  // also faults every page in before the clock starts
+  return buf;
+}
+
+namespace {
+
+void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+              const std::atomic<bool>* stop, JobOutput& out) {
+  out.result->job = job;
+  out.result->cpu = cpus.size() == 1 ? cpus[0] : -1;
+  auto fail = [&](std::string msg) {
+    out.error = std::move(msg);
+    out.arrived = true;
+    gate.arrive(true);
+  };
+  // Pinned before the ring exists, so the kernel's per-ring state is set up on that CPU.
+  if (auto st = pin_to(cpus); !st) return fail(st.error());
+  const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[job];
+  auto fd = Fd::open(path, plan.open_flags);
+  if (!fd) {
+    std::string msg = fd.error();
+    if (plan.spec->direct && msg.find(std::strerror(EINVAL)) != std::string::npos) {
+      msg += ": the filesystem may not support O_DIRECT; use direct=0";
+    }
+    return fail(msg);
+  }
+  JobRun run(plan, job, *out.result, stop);
+  auto buffers = allocate_buffers(plan, run.work);
+  if (!buffers) return fail(buffers.error());
+  // Declared after the buffers and the fd: the ring goes first.
+  UringJob uring(plan, run, fd->get());
+  bool use_uring = plan.spec->engine == EngineKind::IoUring;
+  if (use_uring) {
+    if (auto st = uring.setup(buffers->get(), &out.fallback); !st) return fail(st.error());
+  }
+  out.arrived = true;
+  uint64_t t0 = gate.arrive(false);
+  if (t0 == 0) return;  // another job could not start
+  run.start(t0);
+  Status st = use_uring ? uring.loop(out) : sync_loop(plan, run, fd->get(), buffers->get(), out);
+  out.feature_note = uring.feature_note();
+  if (!st) {
+    out.error = st.error();
+    if (uring.buffers_busy()) (void)buffers->release();  // leaked on purpose: I/O may still land
+  }
+}
+
+}  // namespace
+
+void job_main(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+              const std::atomic<bool>* stop, JobOutput& out) {
+  try {
+    job_body(plan, job, cpus, gate, stop, out);
+  } catch (const std::exception& e) {
+    // Setup allocates (and a run without a deadline may grow its per-second series); the
+    // start gate must hear from this job either way.
+    out.error = std::string("job failed: ") + e.what();
+    if (!out.arrived) gate.arrive(true);
+  }
+}
+
+}  // namespace diskprobe::engine

@@ -1,0 +1,140 @@
+// One job of a run: its output, its I/O slots and the loop state both engines share, and the
+// two steps every I/O takes in either engine (start_io, io_over), inline for the hot loops.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "async_probe.h"
+#include "diskprobe/base/status.h"
+#include "diskprobe/stats/results.h"
+#include "job_plan.h"
+#include "start_gate.h"
+#include "workload.h"
+
+namespace diskprobe::engine {
+
+struct JobOutput {
+  JobResult* result = nullptr;  // the job's slot in Results::jobs, written only by the job
+  CpuUsage cpu;
+  std::string error;     // set when the job could not start or its ring failed
+  std::string fallback;  // registered files/buffers refused: plain ops were used
+  std::string feature_note;  // sqpoll/hipri refused by the kernel: ran without
+  AsyncProbe probe;          // force_async=auto: what the probe measured and kept
+  bool stopped = false;  // saw the stop flag
+  bool arrived = false;  // has reported to the start gate
+};
+
+struct AlignedFree {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
+
+// This thread's CPU time and context switches (getrusage RUSAGE_THREAD), and the difference.
+CpuUsage thread_cpu();
+CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b);
+
+// One I/O slot: a buffer and what is in flight in it.
+struct Slot {
+  uint8_t* buf = nullptr;
+  uint64_t offset = 0;
+  uint64_t t_prep = 0;
+  uint64_t t_submit = 0;
+  unsigned buf_index = 0;  // registered buffer (chunk) that holds `buf`
+  uint32_t done = 0;       // bytes of this I/O already transferred (short I/O: the rest goes again)
+  bool write = false;
+  bool held_read_data = false;  // the last I/O in this buffer was a read
+};
+
+// State a job's loop carries; shared by both engines.
+struct JobRun {
+  const JobPlan& plan;
+  Workload work;
+  const std::atomic<bool>* stop;
+  bool stopping = false;  // no new I/O: runtime over, size done, or stop flag
+  bool measuring = false;
+  uint64_t open_at = 0;   // ramp's end: the window opens at the first reap from here
+  uint64_t deadline = 0;  // 0 = none
+  CpuUsage cpu_start;
+
+  JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
+      : plan(p), work(p, job, out), stop(s) {}
+
+  void start(uint64_t t0) {
+    open_at = t0 + plan.ramp_ns;
+    if (plan.runtime_ns) {
+      deadline = open_at + plan.runtime_ns;
+      work.set_deadline(deadline);
+    }
+    // A size-bounded run without ramp measures all it does; any other opens at a completion.
+    if (plan.ramp_ns == 0 && !plan.spec->time_based) work.open_window(t0);
+    if (plan.ramp_ns == 0) {
+      measuring = true;
+      cpu_start = thread_cpu();
+    }
+  }
+
+  // Once per loop iteration, after the batch was reaped at `t`.
+  void check(uint64_t t, JobOutput& out) {
+    if (!work.window_open() && t >= open_at) work.open_window(t);  // this batch is not measured
+    if (!measuring && t >= open_at) {
+      measuring = true;
+      cpu_start = thread_cpu();  // ramp's CPU time is not counted either
+    }
+    if (stopping) return;
+    if (work.fatal()) {
+      stopping = true;
+    } else if (stop && stop->load(std::memory_order_relaxed)) {
+      stopping = true;  // what is in flight still completes and is counted
+      out.stopped = true;
+    } else if (deadline && t >= deadline) {
+      stopping = true;
+    }
+  }
+
+  void finish(JobOutput& out) {
+    if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
+    work.finish();
+    uint64_t ms = work.measure_start(), me = work.window_end();
+    out.result->runtime_s = work.window_open() && me > ms ? static_cast<double>(me - ms) / 1e9 : 0.0;
+  }
+};
+
+// Buffers for `plan.slots` I/Os, each aligned for O_DIRECT and filled with random data once.
+Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work);
+
+// Starts a new I/O in `sl`: direction, offset and, for a write, its data. Always inlined: as
+// a call it cost ~17 instructions an I/O in register saves and restores.
+[[gnu::always_inline]] inline void start_io(Workload& work, Slot& sl) {
+  sl.done = 0;
+  work.next(&sl.write, &sl.offset);
+  if (sl.write) {
+    work.prepare_write(sl.buf, sl.offset, sl.held_read_data);
+    sl.held_read_data = false;
+  } else {
+    sl.held_read_data = true;
+  }
+}
+
+// fio's short I/O handling: a completion of `res` bytes, fewer than the I/O's `bs`, sends the
+// rest again (buffer and offset advanced by what was done) until the I/O is whole. True when
+// the I/O in `sl` is over: whole, or ended short by a zero-byte result; sl.done is its bytes.
+inline bool io_over(Workload& work, Slot& sl, uint32_t bs, uint32_t res) {
+  sl.done += res;
+  if (sl.done >= bs) [[likely]] return true;
+  return !work.short_result(sl.write, sl.offset, sl.done - res, res);
+}
+
+// pread/pwrite, one I/O at a time: slat is 0 and clat is the system call.
+Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out);
+
+// A job's thread: pins, opens, sets up, waits at the gate, runs its engine; every failure
+// lands in out.error, and the gate always hears from it.
+void job_main(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
+              const std::atomic<bool>* stop, JobOutput& out);
+
+}  // namespace diskprobe::engine

@@ -1,0 +1,52 @@
+#include "job_plan.h"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "async_probe.h"
+#include "clock.h"
+#include "ring.h"
+
+namespace diskprobe::engine {
+
+JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) {
+  JobPlan p;
+  p.spec = &spec;
+  p.path = target.path;
+  p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
+  p.region_start = reg.offset;
+  p.device_id = target.device_id;
+  uint64_t region = reg.size;
+  p.bs[0] = spec.bs;
+  p.bs[1] = spec.write_bs();
+  for (int d = 0; d < 2; ++d) p.nblocks_dir[d] = region / p.bs[d];
+  p.nblocks = p.nblocks_dir[does_writes(spec.rw) && !does_reads(spec.rw) ? 1 : 0];
+  p.job_paths = target.job_paths;
+  p.randommap = is_random(spec.rw) && !spec.norandommap;
+  p.verify = spec.verify != VerifyKind::None;
+  p.verify_reads = p.verify && !does_writes(spec.rw);
+  p.track_writes = p.verify && does_writes(spec.rw) && spec.do_verify;
+  p.continue_on_error = spec.continue_on_error;
+  if (spec.engine == EngineKind::IoUring) {
+    p.ring_flags = (spec.sqpoll ? IORING_SETUP_SQPOLL : 0u) | (spec.hipri ? IORING_SETUP_IOPOLL : 0u);
+    if (spec.force_async > 0) p.async_every = static_cast<uint32_t>(spec.force_async);
+    p.probe_async = spec.force_async == JobSpec::kForceAsyncAuto && target.bio_based && spec.time_based &&
+                    p.ring_flags == 0;
+  }
+  // size: one pass over the region per job; io_size: that many bytes, looping as needed.
+  uint64_t pass = does_reads(spec.rw) && does_writes(spec.rw) ? region
+                  : does_writes(spec.rw)                      ? p.nblocks_dir[1] * p.bs[1]
+                                                              : p.nblocks_dir[0] * p.bs[0];
+  p.bytes_limit = spec.time_based ? 0 : spec.io_size ? spec.io_size : pass;
+  p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
+  if (p.probe_async) p.ramp_ns = std::max(p.ramp_ns, kProbeRampNs);  // the probe is not measured
+  if (spec.time_based || spec.runtime_s > 0) p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
+  p.seconds_capacity = p.runtime_ns ? static_cast<size_t>(std::ceil(spec.runtime_s)) + 2 : 64;
+  p.slots = spec.engine == EngineKind::Sync ? 1 : spec.iodepth;
+  p.slot_stride = round_up(spec.max_bs(), kBufferAlign);
+  return p;
+}
+
+}  // namespace diskprobe::engine

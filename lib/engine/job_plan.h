@@ -1,0 +1,49 @@
+// JobPlan: what every job of one run shares, worked out once (plan_jobs) from the spec, the
+// target and the region; read-only once the threads start. Not tuning's Plan (pins, settings).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/spec/region.h"
+#include "diskprobe/spec/target.h"
+#include "verify.h"
+
+namespace diskprobe::engine {
+
+constexpr size_t kBufferAlign = 4096;
+
+struct JobPlan {
+  const JobSpec* spec = nullptr;
+  std::string path;
+  int open_flags = 0;
+  uint64_t region_start = 0;
+  uint64_t nblocks = 0;      // bs-sized blocks in the region
+  uint32_t bs[2] = {0, 0};          // [0] reads, [1] writes (fio's bs=R,W)
+  uint64_t nblocks_dir[2] = {0, 0};  // blocks of each direction's size in the region
+  std::vector<std::string> job_paths;  // --directory: each job's own file
+  bool randommap = false;     // random I/O walks a permutation of the blocks
+  bool verify = false;        // every write carries a crc32c
+  bool verify_reads = false;  // a read workload checks every block it reads
+  bool track_writes = false;  // remember written blocks for the verify pass
+  std::vector<WrittenBlocks*> written;  // per job: its file's map (track_writes only)
+  ContinueOnError continue_on_error = ContinueOnError::None;
+  unsigned ring_flags = 0;    // IORING_SETUP_SQPOLL / IORING_SETUP_IOPOLL
+  uint32_t async_every = 0;   // force_async: every Nth SQE with IOSQE_ASYNC; 0 = none
+  bool probe_async = false;   // force_async=auto on a bio-based device: probe, keep the faster
+  uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
+  uint64_t ramp_ns = 0;
+  uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
+  size_t seconds_capacity = 0;  // per-second slots preallocated
+  uint32_t slots = 1;           // I/Os in flight per job
+  size_t slot_stride = 0;       // bytes between two slots' buffers
+  uint64_t device_id = 0;       // for every block header
+  uint64_t run_id = 0;
+};
+
+JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg);
+
+}  // namespace diskprobe::engine

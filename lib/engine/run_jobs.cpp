@@ -1,0 +1,195 @@
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <random>
+#include <system_error>
+#include <thread>
+
+#include "diskprobe/engine/engine.h"
+#include "job.h"
+#include "pinning.h"
+
+namespace diskprobe {
+
+namespace {
+
+using engine::JobOutput;
+using engine::JobPlan;
+
+std::string iso8601_utc(std::chrono::system_clock::time_point t) {
+  std::time_t tt = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// fio's do_verify: after every job has finished writing, read back each block written and
+// check its header and checksum. Jobs that share a file share one pass over the union of
+// what they wrote.
+void verify_pass(const JobPlan& plan, std::vector<std::unique_ptr<WrittenBlocks>>& maps,
+                 const std::atomic<bool>* stop, Results& r) {
+  for (auto& w : maps) {
+    auto st = verify_written(*w, plan.spec->direct, plan.run_id, r.verify_pass, stop);
+    if (!st) {
+      r.verify_pass.add_mismatch(w->first_job, plan.region_start, "the verify pass could not read the target");
+      r.notes.push_back(st.error());
+    }
+  }
+  r.verified = true;
+}
+
+// One written-blocks map per file the jobs write (one for a device, one per job for
+// --directory), set up before the jobs start.
+std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(JobPlan& plan, unsigned jobs) {
+  std::vector<std::unique_ptr<WrittenBlocks>> maps;
+  if (!plan.track_writes) return maps;
+  plan.written.assign(jobs, nullptr);
+  for (unsigned j = 0; j < jobs; ++j) {
+    const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[j];
+    auto it = std::find_if(maps.begin(), maps.end(), [&](const auto& w) { return w->path == path; });
+    if (it == maps.end()) {
+      maps.push_back(std::make_unique<WrittenBlocks>(path, plan.region_start, plan.bs[1], j, plan.nblocks_dir[1]));
+      it = maps.end() - 1;
+    }
+    plan.written[j] = it->get();
+    (*it)->writers++;
+  }
+  return maps;
+}
+
+// Each job's CPUs. cpus_allowed (the profile's word) wins over the tuning plan's pins: the
+// user chose it.
+std::vector<std::vector<int>> job_cpus(const JobSpec& spec, const EngineOptions& opts) {
+  const unsigned n = spec.numjobs;
+  std::vector<std::vector<int>> cpu_sets(n);
+  for (unsigned j = 0; j < n; ++j) {
+    const auto& allowed = spec.cpus_allowed;
+    if (!allowed.empty()) {
+      cpu_sets[j] = spec.cpus_allowed_split ? std::vector<int>{allowed[j % allowed.size()]} : allowed;
+    } else if (j < opts.cpus.size() && opts.cpus[j] >= 0) {
+      cpu_sets[j] = {opts.cpus[j]};
+    }
+  }
+  return cpu_sets;
+}
+
+// Starts every job, lets them go together, waits for them all. "" or why a thread could not
+// be started (then the others were stopped at the gate).
+std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vector<JobOutput>& outs,
+                        std::chrono::system_clock::time_point* started_at) {
+  const auto n = static_cast<unsigned>(outs.size());
+  const std::vector<std::vector<int>> cpu_sets = job_cpus(*plan.spec, opts);
+  engine::StartGate gate(n);
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  std::string spawn_error;
+  try {
+    engine::JobStackSize stack_size;
+    for (unsigned j = 0; j < n; ++j) {
+      threads.emplace_back(engine::job_main, std::cref(plan), j, std::cref(cpu_sets[j]), std::ref(gate), opts.stop,
+                           std::ref(outs[j]));
+    }
+  } catch (const std::system_error& e) {
+    spawn_error =
+        "cannot start job thread " + std::to_string(threads.size()) + ": " + e.what() + ": lower numjobs";
+  }
+  // After diskprobe's own reads (see EngineOptions::settle_ns); the jobs are ready, so
+  // nothing but the pause stands between it and the first I/O.
+  if (opts.settle_ns) std::this_thread::sleep_for(std::chrono::nanoseconds(opts.settle_ns));
+  gate.release(static_cast<unsigned>(threads.size()));
+  *started_at = std::chrono::system_clock::now();
+  for (auto& t : threads) t.join();
+  return spawn_error;
+}
+
+// The first job's error, with how many more failed; "" when none did.
+std::string jobs_error(const std::vector<JobOutput>& outs) {
+  const size_t n = outs.size();
+  std::string error;
+  unsigned failed = 0;
+  for (size_t j = 0; j < n; ++j) {
+    if (outs[j].error.empty()) continue;
+    if (failed++ == 0) error = n > 1 ? "job " + std::to_string(j) + ": " + outs[j].error : outs[j].error;
+  }
+  if (failed > 1) error += " (and " + std::to_string(failed - 1) + " more jobs failed)";
+  return error;
+}
+
+// The jobs' CPU time, runtime and stop into the run's totals; what the engine fell back
+// from or probed into its notes, once for the run, not once per job.
+void merge_jobs(const JobPlan& plan, const std::vector<JobOutput>& outs, Results& r) {
+  std::string fallback;
+  std::vector<engine::AsyncProbe> probes;
+  for (const auto& o : outs) {
+    r.cpu.user_s += o.cpu.user_s;
+    r.cpu.sys_s += o.cpu.sys_s;
+    r.cpu.voluntary_ctx += o.cpu.voluntary_ctx;
+    r.cpu.involuntary_ctx += o.cpu.involuntary_ctx;
+    r.runtime_s = std::max(r.runtime_s, o.result->runtime_s);
+    r.interrupted = r.interrupted || o.stopped;
+    if (fallback.empty()) fallback = o.fallback;
+    probes.push_back(o.probe);
+  }
+  if (!fallback.empty()) {
+    r.notes.push_back("io_uring registration refused (" + fallback + "): plain reads and writes were used");
+  }
+  if (plan.probe_async) {
+    if (std::string note = engine::probe_note(plan.path, probes); !note.empty()) r.notes.push_back(note);
+  }
+  for (const auto& o : outs) {
+    if (o.feature_note.empty()) continue;
+    r.notes.push_back(o.feature_note);
+    break;
+  }
+}
+
+uint64_t random_run_id() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) | rd();
+}
+
+}  // namespace
+
+Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
+  if (auto st = validate(spec, target); !st) return make_error(st.error());
+  JobPlan plan = engine::plan_jobs(spec, target, opts.region ? *opts.region : resolve_region(spec, target));
+  plan.run_id = opts.run_id ? opts.run_id : random_run_id();
+  const unsigned n = spec.numjobs;
+  if (!target.job_paths.empty() && target.job_paths.size() < n) {
+    return make_error("internal: " + std::to_string(target.job_paths.size()) + " job files for " +
+                      std::to_string(n) + " jobs");
+  }
+  // Each job writes its statistics straight into its own JobResult: no copy afterwards, which
+  // matters with thousands of jobs of ~110 KB of histograms each.
+  Results r;
+  r.jobs.resize(n);
+  std::vector<JobOutput> outs(n);
+  for (unsigned j = 0; j < n; ++j) outs[j].result = &r.jobs[j];
+  std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+  try {
+    written_maps = make_written_maps(plan, n);
+  } catch (const std::bad_alloc&) {
+    return make_error("verify: no memory for the map of written blocks (" + std::to_string(plan.nblocks_dir[1] / 8) +
+                      " bytes): lower size or set do_verify=0");
+  }
+  std::chrono::system_clock::time_point started_at;
+  if (std::string e = run_threads(plan, opts, outs, &started_at); !e.empty()) return make_error(e);
+  if (std::string e = jobs_error(outs); !e.empty()) return make_error(e);
+
+  r.spec = spec;
+  r.device = target.path;
+  r.started_at = iso8601_utc(started_at);
+  merge_jobs(plan, outs, r);
+  r.verified = plan.verify_reads;
+  if (plan.track_writes && !r.interrupted) {
+    if (opts.before_verify) opts.before_verify();
+    verify_pass(plan, written_maps, opts.stop, r);
+  }
+  r.aggregate();
+  return r;
+}
+
+}  // namespace diskprobe

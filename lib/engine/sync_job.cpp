@@ -1,0 +1,48 @@
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "job.h"
+
+namespace diskprobe::engine {
+
+Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
+  Slot sl;
+  sl.buf = buf;
+  uint64_t t = now_ns();
+  uint64_t t0 = t;
+  bool again = false;
+  // The rest of a short I/O (sl.done > 0) is sent even when stopping: the I/O is not over.
+  while (!run.stopping || (again && sl.done > 0)) {
+    if (!again) {
+      if (run.work.exhausted()) break;
+      start_io(run.work, sl);
+    }
+    again = false;
+    const uint32_t bs = plan.bs[sl.write];
+    if (sl.done == 0) t0 = now_ns();  // latency runs from the first submission
+    const auto off = static_cast<off_t>(sl.offset + sl.done);
+    ssize_t r = sl.write ? ::pwrite(fd, sl.buf + sl.done, bs - sl.done, off)
+                         : ::pread(fd, sl.buf + sl.done, bs - sl.done, off);
+    t = now_ns();
+    if (r < 0) {
+      int err = errno;
+      if (err == EINTR || err == EAGAIN) {
+        if (err == EAGAIN) run.work.again(sl.offset);
+        again = true;
+      } else {
+        run.work.failed(err, sl.write, sl.offset);
+      }
+    } else if (!io_over(run.work, sl, bs, static_cast<uint32_t>(r))) {
+      again = true;
+    } else {
+      run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
+    }
+    run.check(t, out);
+  }
+  if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
+  run.finish(out);
+  return Ok{};
+}
+
+}  // namespace diskprobe::engine

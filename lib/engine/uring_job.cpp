@@ -1,0 +1,262 @@
+#include "uring_job.h"
+
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "clock.h"
+
+namespace diskprobe::engine {
+
+namespace {
+
+constexpr unsigned kMaxRingEntries = 32768;           // IORING_MAX_ENTRIES; the CQ gets twice that
+constexpr uint64_t kMaxRegisteredChunk = 1ull << 30;  // the kernel's limit per registered iovec
+
+std::string ring_flag_names(unsigned flags) {
+  std::string n;
+  if (flags & IORING_SETUP_SQPOLL) n += "IORING_SETUP_SQPOLL (sqpoll)";
+  if (flags & IORING_SETUP_IOPOLL) n += std::string(n.empty() ? "" : " and ") + "IORING_SETUP_IOPOLL (hipri)";
+  return n;
+}
+
+// io_uring_get_sqe once the room is known: the ring is ours alone and has no SQE128, so
+// the checks it makes per SQE (flags, the kernel's head) were made once per batch.
+[[gnu::always_inline]] inline io_uring_sqe* next_sqe(io_uring* ring) {
+  io_uring_sq& sq = ring->sq;
+  return &sq.sqes[sq.sqe_tail++ & sq.ring_mask];
+}
+
+// The results io_uring_enter may give that are no failure of the ring.
+inline bool enter_went_on(int ret) { return ret >= 0 || ret == -EINTR || ret == -EAGAIN || ret == -EBUSY; }
+
+}  // namespace
+
+Status UringJob::setup(uint8_t* buffers, std::string* fallback) {
+  unsigned entries = std::min<unsigned>(plan_.slots, kMaxRingEntries);
+  if (plan_.ring_flags) {
+    // sqpoll/hipri asked for: a kernel without them gets a plain ring and a note.
+    int ret = ring_.init_flags(entries, plan_.ring_flags);
+    if (ret == 0) return register_all(buffers, fallback);
+    feature_note_ = errno_message("io_uring_setup with " + ring_flag_names(plan_.ring_flags), plan_.path, -ret) +
+                    ": this kernel or process cannot use it; ran with interrupt-driven completions and "
+                    "io_uring_enter submission instead";
+  }
+  if (int ret = ring_.init(entries); ret < 0) {
+    return make_error(errno_message("io_uring_queue_init", plan_.path, -ret) +
+                      (ret == -EPERM
+                           ? ": io_uring is disabled (sysctl kernel.io_uring_disabled): use engine=sync"
+                           : ": use engine=sync where io_uring is unavailable"));
+  }
+  return register_all(buffers, fallback);
+}
+
+Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
+  if (int ret = ring_.register_file(fd_); ret == 0) {
+    file_ = 0;
+    fixed_file_ = true;
+  } else {
+    *fallback = errno_message("io_uring_register_files", plan_.path, -ret);
+  }
+  // Whole slots per registered iovec, each iovec at most 1 GiB.
+  size_t per_chunk = std::max<size_t>(1, kMaxRegisteredChunk / plan_.slot_stride);
+  size_t chunks = (plan_.slots + per_chunk - 1) / per_chunk;
+  std::vector<iovec> iov(chunks);
+  for (size_t c = 0; c < chunks; ++c) {
+    size_t first = c * per_chunk;
+    size_t n = std::min<size_t>(per_chunk, plan_.slots - first);
+    iov[c].iov_base = buffers + first * plan_.slot_stride;
+    iov[c].iov_len = n * plan_.slot_stride;
+  }
+  if (int ret = ring_.register_buffers(iov.data(), static_cast<unsigned>(chunks)); ret == 0) {
+    fixed_buffers_ = true;
+  } else {
+    if (!fallback->empty()) *fallback += "; ";
+    *fallback += errno_message("io_uring_register_buffers",
+                               std::to_string(plan_.slot_stride * plan_.slots) + " bytes", -ret);
+    if (ret == -ENOMEM) *fallback += " (raise ulimit -l)";
+  }
+  slots_.resize(plan_.slots);
+  free_.resize(plan_.slots);
+  retry_.resize(plan_.slots);
+  rest_.resize(plan_.slots);
+  batch_.resize(plan_.slots);
+  for (uint32_t i = 0; i < plan_.slots; ++i) {
+    slots_[i].buf = buffers + size_t{i} * plan_.slot_stride;
+    slots_[i].buf_index = static_cast<unsigned>(i / per_chunk);
+    free_[i] = plan_.slots - 1 - i;  // slot 0 is used first
+  }
+  nfree_ = plan_.slots;
+  return Ok{};
+}
+
+// The I/O in `sl`, or after a short result its rest (sl.done bytes in).
+[[gnu::always_inline]] inline void UringJob::prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs) {
+  uint8_t* buf = sl.buf + sl.done;
+  const uint32_t len = bs - sl.done;
+  const uint64_t offset = sl.offset + sl.done;
+  if (fixed_buffers_) {
+    if (sl.write) {
+      io_uring_prep_write_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
+    } else {
+      io_uring_prep_read_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
+    }
+  } else if (sl.write) {
+    io_uring_prep_write(sqe, file_, buf, len, offset);
+  } else {
+    io_uring_prep_read(sqe, file_, buf, len, offset);
+  }
+  if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
+  if (async_every_ && ++async_count_ >= async_every_) {
+    async_count_ = 0;
+    sqe->flags |= IOSQE_ASYNC;  // straight to an io-wq worker (fio's force_async)
+  }
+}
+
+[[gnu::always_inline]] inline void UringJob::issue(io_uring_sqe* sqe, uint32_t s, uint64_t t_prep, Batch& b) {
+  Slot& sl = slots_[s];
+  prep(sqe, sl, plan_.bs[sl.write]);
+  ++b.prepped;
+  io_uring_sqe_set_data64(sqe, s);
+  if (sl.done == 0) {  // the rest of a short I/O keeps its first submission's times
+    sl.t_prep = t_prep;
+    batch_[b.fresh++] = s;
+  }
+}
+
+// Rests, then -EAGAIN resends (the same I/O again, buffer untouched), then new I/Os, as far
+// as the SQ has room (iodepth above its size: the rest go next round). One loop each instead
+// of one condition over all three per SQE: ~10 instructions an I/O. The rest of a short I/O
+// goes out even when stopping: the I/O is in flight until whole.
+[[gnu::always_inline]] inline UringJob::Batch UringJob::prep_batch() {
+  Batch b;
+  Workload& work = run_.work;
+  if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && (nfree_ == 0 || work.exhausted())))) return b;
+  io_uring* ring = ring_.get();
+  const uint64_t t_prep = now_ns();
+  unsigned room = io_uring_sq_space_left(ring);
+  for (; room > 0 && nrest_ > 0; --room) issue(next_sqe(ring), rest_[--nrest_], t_prep, b);
+  if (!run_.stopping) {
+    for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], t_prep, b);
+    for (; room > 0 && nfree_ > 0 && !work.exhausted(); --room) {
+      uint32_t s = free_[--nfree_];
+      start_io(work, slots_[s]);
+      issue(next_sqe(ring), s, t_prep, b);
+    }
+  }
+  return b;
+}
+
+// Stopping: -EAGAIN'd I/Os are dropped, not resent.
+void UringJob::drop_retries() {
+  for (uint32_t i = 0; i < nretry_; ++i) run_.work.dropped(slots_[retry_[i]].write, slots_[retry_[i]].offset);
+  nfree_ += nretry_;
+  nretry_ = 0;
+}
+
+// Submit (posting what already completed), stamp, then wait only if nothing has: so clat
+// starts when the kernel has the I/O, as fio's does (issue 14). The kernel's submission path
+// (for loop: queueing its work, or the whole read when it completes inline) is then slat, not
+// clat; in one submit-and-wait call it was in clat, and the wait's own system call too (3.2 us
+// p50 against fio's 0.4 us on loop). It costs one system call more per batch when the batch
+// has to wait (~0.5 us), a fraction of the I/O's own kernel work at any depth.
+[[gnu::always_inline]] inline int UringJob::submit_and_wait(const Batch& b) {
+  io_uring* ring = ring_.get();
+  int ret = 0;
+  if (b.prepped > 0) {
+    ret = io_uring_submit_and_get_events(ring);
+    uint64_t t_submit = now_ns();
+    for (unsigned i = 0; i < b.fresh; ++i) slots_[batch_[i]].t_submit = t_submit;
+  }
+  io_uring_cqe* first = nullptr;
+  if (enter_went_on(ret) && io_uring_peek_cqe(ring, &first) != 0) ret = io_uring_wait_cqe(ring, &first);
+  return ret;
+}
+
+// Measured completions reaped together that were also submitted together (same slot times)
+// have the same slat, clat and lat: each run of them is recorded once with its count, the
+// same histograms as one record each. At QD32 a reap holds a few submit batches, so this
+// saves most of three histogram records an I/O.
+[[gnu::always_inline]] inline void UringJob::reap(uint64_t t_reaped) {
+  io_uring* ring = ring_.get();
+  Workload& work = run_.work;
+  ptrdiff_t second = work.second_of(t_reaped);
+  const Slot* alike = nullptr;
+  uint64_t nalike = 0;
+  auto flush = [&] {
+    if (nalike) work.timed(alike->write, alike->t_submit - alike->t_prep, t_reaped - alike->t_submit, second, nalike);
+    nalike = 0;
+  };
+  unsigned head;
+  unsigned seen = 0;
+  io_uring_cqe* cqe;
+  io_uring_for_each_cqe(ring, head, cqe) {
+    ++seen;
+    auto s = static_cast<uint32_t>(io_uring_cqe_get_data64(cqe));
+    Slot& sl = slots_[s];
+    int res = cqe->res;
+    if (res == -EAGAIN) {
+      work.again(sl.offset);
+      if (sl.done) {
+        rest_[nrest_++] = s;
+      } else {
+        retry_[nretry_++] = s;
+      }
+      continue;
+    }
+    if (res < 0) {
+      work.failed(-res, sl.write, sl.offset);
+    } else if (!io_over(work, sl, plan_.bs[sl.write], static_cast<uint32_t>(res))) {
+      rest_[nrest_++] = s;
+      continue;
+    } else if (work.over(sl.write, sl.done, sl.offset, sl.buf, sl.t_prep, t_reaped, second)) {
+      if (nalike && (sl.t_prep != alike->t_prep || sl.t_submit != alike->t_submit || sl.write != alike->write)) {
+        flush();
+      }
+      if (nalike++ == 0) alike = &sl;
+    }
+    free_[nfree_++] = s;
+  }
+  flush();
+  io_uring_cq_advance(ring, seen);
+  reaped_ += seen;
+}
+
+// The hot loop: fill every free slot, submit them, wait for at least one completion, reap
+// the whole batch. Nothing here allocates or logs. Its steps are always inlined into it: as
+// calls they would cost register saves and restores each round.
+//
+// Clock: read before prepping a batch (t_prep), when the submit call returns (t_submit)
+// and when the first completion is seen; the last is also the reap time of every
+// completion in the batch. So, as fio defines them:
+//   slat = t_submit - t_prep: diskprobe's prep (refill too) and the kernel's submission;
+//   clat = t_reaped - t_submit: the device and the completion;
+//   lat  = slat + clat.
+// What that costs: the I/Os of one batch share their timestamps; a completion that lands
+// while the batch is reaped is stamped up to one reap loop (well under a microsecond) early
+// or counted in the next batch.
+Status UringJob::loop(JobOutput& out) {
+  uint64_t t_reaped = now_ns();
+  async_every_ = plan_.async_every;
+  if (plan_.probe_async) async_every_ = probe_.start(t_reaped);
+  for (;;) {
+    const Batch b = prep_batch();
+    if (run_.stopping) drop_retries();
+    if (nfree_ + nretry_ == plan_.slots) break;  // nothing in flight, nothing to issue
+    int ret = submit_and_wait(b);
+    t_reaped = now_ns();
+    if (!enter_went_on(ret)) {
+      busy_ = true;
+      return make_error(errno_message("io_uring_enter", plan_.path, -ret));
+    }
+    reap(t_reaped);
+    if (probe_.due(t_reaped)) async_every_ = probe_.step(t_reaped, reaped_);
+    run_.check(t_reaped, out);
+  }
+  run_.finish(out);
+  out.probe = probe_.result();
+  return Ok{};
+}
+
+}  // namespace diskprobe::engine

@@ -1,0 +1,62 @@
+// The io_uring engine: one ring per job, its registered file and buffers, and the hot loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "async_probe.h"
+#include "diskprobe/base/status.h"
+#include "job.h"
+#include "ring.h"
+
+namespace diskprobe::engine {
+
+class UringJob {
+ public:
+  UringJob(const JobPlan& plan, JobRun& run, int fd) : plan_(plan), run_(run), fd_(fd), file_(fd) {}
+
+  // Ring, registered file and buffers. A refused registration falls back to plain ops
+  // (said in *fallback); sqpoll/hipri refused by the kernel, to a plain ring (feature_note).
+  Status setup(uint8_t* buffers, std::string* fallback);
+  const std::string& feature_note() const { return feature_note_; }
+
+  // Runs the job to its end; out gets its CPU time and the probe's findings.
+  Status loop(JobOutput& out);
+
+  // After a failed loop: the kernel may still write into the buffers.
+  bool buffers_busy() const { return busy_; }
+
+ private:
+  struct Batch {
+    unsigned fresh = 0;   // new I/Os (their times start now)
+    unsigned prepped = 0;  // all SQEs: resends and rests too
+  };
+
+  Status register_all(uint8_t* buffers, std::string* fallback);
+  Batch prep_batch();
+  void drop_retries();
+  int submit_and_wait(const Batch& b);
+  void reap(uint64_t t_reaped);
+  void issue(io_uring_sqe* sqe, uint32_t s, uint64_t t_prep, Batch& b);
+  void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs);
+
+  const JobPlan& plan_;
+  JobRun& run_;
+  int fd_;
+  int file_;  // index 0 when the file is registered, else the fd
+  bool fixed_file_ = false;
+  bool fixed_buffers_ = false;
+  bool busy_ = false;
+  std::string feature_note_;
+  Ring ring_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
+  std::vector<uint32_t> rest_;                  // short I/Os whose rest is still to be sent
+  uint32_t nfree_ = 0, nretry_ = 0, nrest_ = 0;
+  uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
+  uint64_t reaped_ = 0;                         // CQEs seen, for the probe
+  AsyncProbeRun probe_;
+};
+
+}  // namespace diskprobe::engine

@@ -1,0 +1,289 @@
+// The workload one job runs: which direction and offset comes next, what a write carries,
+// and where each completion is counted. In a header: everything here is on the per-I/O path
+// and is inlined into the engines' loops.
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "clock.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/engine/random_map.h"
+#include "diskprobe/stats/results.h"
+#include "job_plan.h"
+#include "rng.h"
+#include "verify.h"
+
+namespace diskprobe::engine {
+
+class Workload {
+ public:
+  Workload(const JobPlan& p, unsigned job, JobResult& out)
+      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out) {
+    mixed_ = spec_.rw == RwMode::RandRW || spec_.rw == RwMode::ReadWrite;
+    random_ = is_random(spec_.rw);
+    writes_only_ = !does_reads(spec_.rw);
+    for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.assign(p.seconds_capacity, 0);
+    out_.read.bs = p.bs[0];
+    out_.write.bs = p.bs[1];
+    if (p.randommap) {
+      for (int d = 0; d < 2; ++d) perm_[d].reset(p.nblocks_dir[d], rng_.next());
+    }
+    if (p.track_writes) written_ = p.written[job];
+    limit_ = p.bytes_limit ? p.bytes_limit : UINT64_MAX;
+    region_start_ = p.region_start;
+    bs_[0] = p.bs[0];
+    bs_[1] = p.bs[1];
+    randommap_ = p.randommap;
+    verify_ = p.verify;
+  }
+
+  // True once this job has issued its `size` bytes (never for time_based runs).
+  bool exhausted() const { return issued_ >= limit_; }
+
+  // The next I/O's direction and offset; call only when !exhausted(). Inlined into the loop.
+  [[gnu::always_inline]] void next(bool* write, uint64_t* offset) {
+    bool w = mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+    issued_ += bs_[w];
+    uint64_t block;
+    if (random_) {
+      block = randommap_ ? perm_[w].next() : rng_.below(p_.nblocks_dir[w]);
+    } else {
+      uint64_t& n = next_block_[w];
+      block = n;
+      if (++n == p_.nblocks_dir[w]) n = 0;  // time_based runs loop over the region
+    }
+    *write = w;
+    *offset = region_start_ + block * bs_[w];
+  }
+
+  // Fresh random data when asked (refill_buffers) or when a read left the device's data in
+  // the buffer; then the header: two stores.
+  void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
+    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, p_.bs[1]);
+    BlockHeader h;
+    h.device_id = p_.device_id;
+    h.run_id = p_.run_id;
+    h.offset = offset;
+    h.seq = ++write_seq_;
+    encode_block_header(buf, h);  // bs >= 512 > kBlockHeaderBytes: validate() guarantees it
+    if (p_.verify) store_block_checksum(buf, p_.bs[1]);  // only the crc field changes
+  }
+
+  void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
+
+  // The second (since the window opened) that completions reaped at `t` belong to; -1 before
+  // it opened. The drain after the deadline counts in the deadline's second, so the samples
+  // add up to the total. Called once per reaped batch.
+  ptrdiff_t second_of(uint64_t t) {
+    if (t < measure_start_) return -1;
+    auto sec = static_cast<size_t>((std::min(t, fold_from_) - measure_start_) / kNsPerSec);
+    if (sec >= out_.read.ios_per_second.size()) grow_seconds(sec);
+    return static_cast<ptrdiff_t>(sec);
+  }
+
+  // One I/O is over with `bytes` transferred: bs, or fewer when a zero-byte result ended it
+  // (short_result). slat and clat run from its first submission, at t_prep; it is measured
+  // when that was inside the window (see open_window), reaped at t_reaped in `second`.
+  void completed(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t t_prep, uint64_t slat,
+                 uint64_t clat, uint64_t t_reaped, ptrdiff_t second) {
+    if (over(write, bytes, offset, buf, t_prep, t_reaped, second)) timed(write, slat, clat, second, 1);
+  }
+
+  // completed() in two halves, for the io_uring loop. over(): every I/O's own part (verify,
+  // bytes); true when the I/O is measured, and then its times are still to be given to
+  // timed(), which records `n` measured completions of one direction whose slat, clat and
+  // second are all the same at once.
+  bool over(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t t_prep, uint64_t t_reaped,
+            ptrdiff_t second) {
+    if (verify_) {
+      if (bytes == bs_[write]) {
+        verified(write, offset, buf);
+      } else if (write) {
+        unlog(offset);
+      }
+    }
+    if (second < 0 || t_prep < measure_start_) return false;  // issued before the window: not measured
+    window_end_ = t_reaped;
+    (write ? out_.write : out_.read).bytes += bytes;
+    return true;
+  }
+  void timed(bool write, uint64_t slat, uint64_t clat, ptrdiff_t second, uint64_t n) {
+    DirectionStats& d = write ? out_.write : out_.read;
+    d.ios += n;
+    d.slat.record(slat, n);
+    d.clat.record(clat, n);
+    d.lat.record(slat + clat, n);
+    d.ios_per_second[static_cast<size_t>(second)] += n;
+  }
+
+  void failed(int err, bool write, uint64_t offset) {
+    ErrorStats& e = out_.errors;
+    if (e.count++ == 0) {
+      e.first_errno = err;
+      e.first_offset = offset;
+    }
+    (err == EIO ? e.eio : err == ENOSPC ? e.enospc : e.other).add(offset);
+    if (write) unlog(offset);
+    if (!io_error_allowed(write)) {
+      stop_on(std::string(write ? "write" : "read") + " error (" + std::strerror(err) + ") at offset " +
+              std::to_string(offset));
+    }
+  }
+
+  // A completion of `res` bytes left the I/O at offset short after `done` earlier bytes.
+  // Counted once per I/O however many pieces it takes; true = send the rest. A zero-byte
+  // result (end of file) would repeat forever: it ends the I/O as a short I/O error, which
+  // continue_on_error decides on like any I/O error.
+  bool short_result(bool write, uint64_t offset, uint32_t done, uint32_t res) {
+    if (done == 0) short_io(write, offset);
+    if (res > 0) return true;
+    if (!io_error_allowed(write)) {
+      stop_on(std::string(write ? "write" : "read") + " at offset " + std::to_string(offset) + " came back short (" +
+              std::to_string(done) + " of " + std::to_string(p_.bs[write]) + " bytes, then 0: end of file?)");
+    }
+    return false;
+  }
+
+  // A write issued but never completed whole (failed, short, dropped at the stop): its block
+  // holds what it held, or half of each, so the verify pass leaves it out.
+  void unlog(uint64_t offset) {
+    if (written_) written_->clear((offset - p_.region_start) / p_.bs[1]);
+  }
+
+  // An I/O left unsent at the stop (-EAGAIN'd, not sent again).
+  void dropped(bool write, uint64_t offset) {
+    if (write) unlog(offset);
+  }
+
+  // -EAGAIN: the I/O is sent again; counted so a report shows the device pushed back.
+  void again(uint64_t offset) { out_.errors.eagain.add(offset); }
+
+  // An error continue_on_error does not allow: the job issues nothing more.
+  bool fatal() const { return fatal_; }
+
+
+  // The measured window. It opens at a completion (the first reaped at or after the ramp's
+  // end; for a size-bounded run without ramp, at the start, so every I/O counts) and counts
+  // only I/Os issued after it opened; it closes when the last of those has completed: the
+  // I/Os in flight at the deadline are waited for and counted. So the window starts and ends
+  // at the device's own pace and holds whole rounds of it. Why: a throttle (blk-throttle,
+  // a cloud volume's limiter) grants its budget a slice at a time (100 ms for blk-throttle on
+  // a rotational queue), the first one whole at the first I/O, and slices are counted from a
+  // jiffy before it: a window of the deadline's length starting at the first submission took
+  // in one slice's budget too many (+2.5% in 4 s at 5,000 IOPS, issue 14). What it costs: the
+  // I/Os of the first batch (the ones issued before the window opened) are not measured, and
+  // runtime_s is the window (from the first completion to the last) instead of the runtime
+  // asked for: slightly longer when the device holds the last I/Os back.
+  void open_window(uint64_t t) { measure_start_ = t; }
+  bool window_open() const { return measure_start_ != UINT64_MAX; }
+  uint64_t measure_start() const { return measure_start_; }
+  uint64_t window_end() const { return window_end_; }
+  void set_deadline(uint64_t t) { fold_from_ = t - 1; }
+
+  // Drops the per-second slots the run never reached.
+  void finish() {
+    size_t used = 0;
+    if (window_open() && window_end_ >= measure_start_) {
+      used = static_cast<size_t>((std::min(window_end_, fold_from_) - measure_start_) / kNsPerSec) + 1;
+    }
+    for (auto* d : {&out_.read, &out_.write}) {
+      if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
+    }
+    record_write_order();
+  }
+
+ private:
+  bool io_error_allowed(bool write) const {
+    ContinueOnError c = p_.continue_on_error;
+    return c == ContinueOnError::All || c == ContinueOnError::Io ||
+           c == (write ? ContinueOnError::Write : ContinueOnError::Read);
+  }
+
+  void stop_on(const std::string& what) {
+    if (fatal_) return;
+    fatal_ = true;
+    out_.errors.stopped = true;
+    out_.errors.stop_reason =
+        what + ": the job stopped (continue_on_error=" + std::string(to_string(p_.continue_on_error)) + ")";
+  }
+
+  // Short I/O: counted per direction, never fatal (a read past the end of a file is one).
+  void short_io(bool write, uint64_t offset) {
+    out_.errors.short_ios++;
+    (write ? out_.errors.short_write : out_.errors.short_read).add(offset);
+  }
+
+  // Only with --verify: a write marks its block for the verify pass, a read workload checks
+  // the block it read.
+  void verified(bool write, uint64_t offset, const uint8_t* buf) {
+    if (write) {
+      if (written_) written_->set((offset - p_.region_start) / p_.bs[1]);
+      return;
+    }
+    if (!p_.verify_reads) return;
+    out_.verify.blocks_checked++;
+    if (const char* why = check_block(buf, p_.bs[0], offset, 0)) {
+      out_.verify.add_mismatch(out_.job, offset, why);
+      ContinueOnError c = p_.continue_on_error;
+      if (c != ContinueOnError::Verify && c != ContinueOnError::All) {
+        stop_on("verify mismatch at offset " + std::to_string(offset) + ": " + why);
+      }
+    }
+  }
+
+  // For the verify pass: how this job's writes walked the region (see WriteOrder), when it is
+  // the file's only writer and its writes follow an order (not norandommap).
+  void record_write_order() {
+    if (!written_ || written_->writers != 1 || (random_ && !p_.randommap)) return;
+    WriteOrder& o = written_->order;
+    o.kind = random_ ? WriteOrder::Kind::Permutation : WriteOrder::Kind::Sequential;
+    o.nblocks = p_.nblocks_dir[1];
+    o.writes = write_seq_;
+    o.in_flight = p_.slots;
+    if (random_) o.perm = perm_[1];
+  }
+
+  static uint64_t seed(const JobSpec& s, unsigned job) {
+    uint64_t base = s.randrepeat
+                        ? s.randseed
+                        : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    uint64_t x = base + job;
+    return splitmix64(x);
+  }
+
+  // Only runs without a deadline (or with a drain longer than a second) get here: doubling
+  // keeps it to a handful of allocations in a whole run.
+  void grow_seconds(size_t sec) {
+    size_t n = std::max(sec + 1, out_.read.ios_per_second.size() * 2);
+    for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.resize(n, 0);
+  }
+
+  const JobPlan& p_;
+  const JobSpec& spec_;
+  Rng rng_;
+  JobResult& out_;
+  bool mixed_ = false, random_ = false, writes_only_ = false;
+  // Copies of the plan's per-I/O fields: read through p_ they cost a load of p_ each time,
+  // since a store to a buffer may alias the plan for all the compiler knows.
+  bool randommap_ = false, verify_ = false;
+  uint32_t bs_[2] = {0, 0};
+  uint64_t region_start_ = 0;
+  uint64_t limit_ = UINT64_MAX;  // bytes_limit, MAX for none: one compare in exhausted()
+  bool fatal_ = false;
+  BlockPermutation perm_[2];
+  WrittenBlocks* written_ = nullptr;
+  uint64_t issued_ = 0;
+  uint64_t write_seq_ = 0;
+  uint64_t next_block_[2] = {0, 0};
+  uint64_t measure_start_ = UINT64_MAX;  // the window's opening reap; MAX = not open yet
+  uint64_t window_end_ = 0;               // the last measured completion's reap
+  uint64_t fold_from_ = UINT64_MAX;       // deadline - 1: later reaps count in its second
+};
+
+}  // namespace diskprobe::engine

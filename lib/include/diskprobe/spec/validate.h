@@ -1,0 +1,24 @@
+// The one check of a JobSpec against its target, before anything touches either: every
+// problem in one message. The engine runs it again itself, so a caller cannot skip it.
+#pragma once
+
+#include <cstdint>
+
+#include "diskprobe/base/status.h"
+#include "diskprobe/spec/job_spec.h"
+#include "diskprobe/spec/target.h"
+
+namespace diskprobe {
+
+inline constexpr uint64_t kMaxIodepth = 65536;
+inline constexpr uint64_t kMaxNumjobs = 4096;
+// A day: beyond it the nanosecond deadlines still fit, but the per-second samples kept for
+// every job (16 bytes a second) would not be a benchmark's memory any more.
+inline constexpr double kMaxSeconds = 86400;
+
+// Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the
+// target, iodepth 1..kMaxIodepth, numjobs 1..kMaxNumjobs, runtime for time_based runs,
+// rwmixread); every problem in one message.
+Status validate(const JobSpec& spec, const Target& target);
+
+}  // namespace diskprobe

@@ -1,0 +1,124 @@
+#include "diskprobe/spec/validate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "diskprobe/base/problems.h"
+#include "diskprobe/spec/region.h"
+
+namespace diskprobe {
+
+namespace {
+
+using Problems = std::vector<std::string>;
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
+
+// Block sizes and the region: each block whole on the device, the region inside it.
+void region_problems(const JobSpec& spec, const Target& target, Problems& problems) {
+  const uint64_t lbs = target.logical_block_size ? target.logical_block_size : 1;
+  const uint64_t bs = spec.max_bs();
+  const std::string& dev = target.path;
+  const Region reg = resolve_region(spec, target);
+  for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
+    const char* which = b == spec.bs ? "bs" : "bs (writes)";
+    if (b < 512) {
+      problems.push_back(std::string(which) + " " + num(b) +
+                         " is below 512 bytes, the smallest block a disk takes: use bs=4096");
+    } else if (spec.direct && b % lbs != 0) {
+      problems.push_back(std::string(which) + " " + num(b) + " is not a multiple of the device's logical block size " +
+                         num(lbs) + ": use bs=" + num(round_up(b, lbs)));
+    }
+    if (spec.bs_write == 0 || spec.bs_write == spec.bs) break;
+  }
+  if (spec.direct && reg.offset % lbs != 0) {
+    problems.push_back("offset " + num(reg.offset) + " is not aligned to the device's logical block size " +
+                       num(lbs) + " (direct I/O needs it): use offset=" + num(reg.offset / lbs * lbs));
+  }
+  if (reg.offset >= target.size_bytes) {
+    problems.push_back("offset " + num(reg.offset) + " is at or past the end of " + dev + " (" +
+                       num(target.size_bytes) + " bytes): use an offset below " + num(target.size_bytes));
+  } else {
+    uint64_t room = target.size_bytes - reg.offset;
+    if (reg.size > room) {
+      problems.push_back("the region offset " + num(reg.offset) + " + size " + num(reg.size) +
+                         " runs past the end of " + dev + " (" + num(target.size_bytes) +
+                         " bytes): use size=" + num(room) + " or less");
+    } else if (bs > 0 && reg.size < bs) {
+      problems.push_back("the region (" + num(reg.size) + " bytes from offset " + num(reg.offset) +
+                         ") holds no whole block of bs " + num(bs) + ": use a larger size or a smaller bs");
+    }
+  }
+  if (spec.offset_percent < 0 || spec.offset_percent >= 100 || spec.size_percent < 0 || spec.size_percent > 100) {
+    problems.push_back("offset and size percentages must be from 0 to 100 (offset below 100)");
+  }
+}
+
+// The engine's options: which engine takes them, what the target offers, the limits.
+void engine_problems(const JobSpec& spec, const Target& target, Problems& problems) {
+  if ((spec.sqpoll || spec.hipri) && spec.engine != EngineKind::IoUring) {
+    problems.push_back("sqpoll and hipri are io_uring options: use engine=io_uring");
+  }
+  if (spec.force_async > 0 && spec.engine != EngineKind::IoUring) {
+    problems.push_back("force_async is an io_uring option: use engine=io_uring or force_async=0");
+  }
+  if (spec.hipri && !spec.direct) {
+    problems.push_back("hipri (polled completions) works only with direct I/O: use direct=1");
+  }
+  if (spec.hipri && target.io_poll == 0) {
+    problems.push_back("hipri: " + (target.poll_why.empty() ? target.path + " has no poll queues" : target.poll_why) +
+                       "; run without hipri");
+  }
+  if (spec.iodepth < 1 || spec.iodepth > kMaxIodepth) {
+    problems.push_back("iodepth " + num(spec.iodepth) + " is out of range: use 1 to " + num(kMaxIodepth));
+  }
+  if (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs) {
+    problems.push_back("numjobs " + num(spec.numjobs) + " is out of range: use 1 to " + num(kMaxNumjobs));
+  }
+}
+
+void duration_problems(const JobSpec& spec, Problems& problems) {
+  if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
+    problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
+  } else if (spec.runtime_s > kMaxSeconds) {
+    problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " +
+                       seconds(kMaxSeconds) +
+                       " s (24 h): use a shorter runtime, and several runs for a longer soak");
+  } else if (spec.time_based && spec.runtime_s <= 0) {
+    problems.push_back(
+        "time_based needs a runtime above 0 s: use runtime=30, or time_based=0 to stop after size");
+  }
+  if (!(spec.ramp_time_s >= 0) || !std::isfinite(spec.ramp_time_s)) {
+    problems.push_back("ramp_time " + std::to_string(spec.ramp_time_s) +
+                       " s is not a duration: use ramp_time=0");
+  } else if (spec.ramp_time_s > kMaxSeconds) {
+    problems.push_back("ramp_time " + seconds(spec.ramp_time_s) + " s is above the limit of " +
+                       seconds(kMaxSeconds) + " s (24 h): use a shorter ramp_time");
+  }
+}
+
+}  // namespace
+
+Status validate(const JobSpec& spec, const Target& target) {
+  Problems problems;
+  region_problems(spec, target, problems);
+  engine_problems(spec, target, problems);
+  duration_problems(spec, problems);
+  if (spec.rwmixread > 100) {
+    problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
+  }
+  if (problems.empty()) return Ok{};
+  return make_error(join_problems(target.path, problems));
+}
+
+}  // namespace diskprobe
