@@ -38,9 +38,11 @@
 #include "diskprobe/tuning/plan.h"
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
+#include "diskprobe/run/run.h"
 #include "out.h"
 #include "progress.h"
 #include "render.h"
+#include "run_steps.h"
 #include "stop_signals.h"
 #include "tools.h"
 #include "version.h"
@@ -103,32 +105,6 @@ safety::Options preflight_options(const cli::Args& a, bool hold) {
                                : safety::Paranoid::Auto;
   o.allow_nonzero = a.allow_nonzero;
   return o;
-}
-
-// Random benchmark data can look like a partition table (fio issue #1942): the edges are
-// zeroed after every write run, interrupted or failed ones too, through the held claim, only
-// inside the region the engine was given.
-bool zero_after_write(const safety::Checked& c, const Region& region) {
-  auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region);
-  if (!zeroed) {
-    std::fprintf(stderr, "diskprobe: error: %s\n", zeroed.error().c_str());
-    return false;
-  }
-  std::string what;
-  for (const auto& r : *zeroed) {
-    what +=
-        (what.empty() ? "" : " and ") + cli::human_bytes(r.length) + " at offset " + std::to_string(r.offset);
-  }
-  if (what.empty()) {
-    spdlog::info("the run's region does not reach the first or last 4 MiB of {}: nothing to zero",
-                 c.device.path);
-    return true;
-  }
-  spdlog::info(
-      "zeroed the first and last 4 MiB of {} ({}) so the benchmark data leaves no phantom partition "
-      "table or signature behind",
-      c.device.path, what);
-  return true;
 }
 
 int cmd_version() {
@@ -194,7 +170,7 @@ int cmd_devices(const cli::Args& a, const SysRoot& root) {
 
 // A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
 // names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
-constexpr const char* kRefusedWhy = "refused by the preflight: nothing was written";
+using run::kRefusedWhy;
 
 cli::Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : kUsage; }
 
@@ -236,14 +212,6 @@ std::string journal_dir() {
   return env && *env ? env : tuning::kDefaultJournalDir;
 }
 
-// --strict: a plan that falls short of the profile is a usage error, before any change.
-std::optional<std::string> strict_refusal(const cli::Args& a, const tuning::Plan& plan) {
-  if (!a.strict || plan.deviations.empty()) return std::nullopt;
-  std::string msg = "--strict: ";
-  for (size_t i = 0; i < plan.deviations.size(); ++i) msg += (i ? "; " : "") + plan.deviations[i];
-  return msg + "; nothing was changed (change the overrides, or drop --strict)";
-}
-
 int cmd_tune(const cli::Args& a, const SysRoot& root) {
   if (a.restore && !a.positional.empty()) {
     return fail(kUsage, "tune --restore takes no DEVICE: it restores what every killed run left (devices that "
@@ -278,7 +246,7 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   auto topo = tuning::read_topology(root, *dev);
   if (!topo) return fail(kRuntime, topo.error());
   auto plan = tuning::make_plan(*topo, *spec);
-  if (auto refusal = strict_refusal(a, plan)) return fail(kUsage, *refusal);
+  if (auto refusal = a.strict ? run::strict_refusal(plan) : std::nullopt) return fail(kUsage, *refusal);
   if (a.json) {
     print_json({{"profile", spec->name}, {"topology", cli::topology_json(*topo)}, {"plan", cli::plan_json(plan)}});
   } else {
@@ -296,112 +264,33 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   return kOk;
 }
 
-// --output and --report, opened before the preflight (see OutputFile::open).
-struct Outputs {
-  std::optional<OutputFile> output, report;
-};
-
-Result<Outputs> open_outputs(const cli::Args& a, const SysRoot& root, const JobSpec& spec) {
-  std::vector<std::string> targets = a.positional;
-  if (!spec.directory.empty()) targets = job_file_paths(spec.directory, spec);
-  Outputs o;
-  for (auto [option, path, slot] : {std::tuple{"--output", &a.output_file, &o.output},
-                                    std::tuple{"--report", &a.report_file, &o.report}}) {
-    if (path->empty()) continue;
-    auto f = OutputFile::open(option, *path, root, targets);
-    if (!f && slot == &o.output) cli::leave_json_file();
-    if (!f) return make_error(f.error());
-    slot->emplace(std::move(*f));
-    targets.push_back(*path);  // --output and --report the same file: the second is refused
-  }
-  return o;
+run::Request run_request(const cli::Args& a, JobSpec spec, std::vector<Expectation> expectations) {
+  run::Request req;
+  req.spec = std::move(spec);
+  req.devices = a.positional;
+  req.scratch = a.scratch;
+  req.no_tune = a.no_tune;
+  req.strict = a.strict;
+  req.keep_files = a.keep_files;
+  req.notes = a.notes;
+  req.expectations = std::move(expectations);
+  req.stop = &g_stop;
+  req.stopped_by = [] { return std::string("interrupted by ") + strsignal(g_signal); };
+  return req;
 }
 
-// A failed verify or a job stopped by an I/O error fails the run after the report is out.
-// The report: on stdout in the asked format, or into --output FILE with the text report on
-// the terminal; and the HTML page with --report.
-int write_outputs(Outputs& out, const Results& results, OutputFormat format) {
-  if (out.output) {
-    if (auto st = out.output->write(render(results, format)); !st) {
-      return fail(kRuntime, "the report is lost: " + st.error());
-    }
-    cli::leave_json_file();
-    print(render_text(results));
-  } else {
-    print(render(results, format));
+// The ending as the README says it: refusals with their verdict on stderr.
+int render_end(const run::Ended& end) {
+  if (end.why == run::Outcome::Ok) return kOk;
+  if (end.verdict) {
+    std::fputs(cli::verdict_text(*end.verdict).c_str(), stderr);
+    return cli::refuse(*end.verdict, end.message);
   }
-  if (out.report) {
-    if (auto st = out.report->write(render_html(results)); !st) {
-      return fail(kRuntime, "the HTML report is lost: " + st.error());
-    }
-  }
-  return kOk;
+  return fail(run::exit_code(end.why), end.message);
 }
 
-int run_outcome(const Results& r) {
-  if (r.verify.mismatches) {
-    const auto& m = r.verify.first.front();
-    return fail(kRuntime, "verify: " + std::to_string(r.verify.mismatches) + " of " +
-                              std::to_string(r.verify.blocks_checked) + " blocks did not match; first at offset " +
-                              std::to_string(m.offset) + ": " + mismatch_text(m));
-  }
-  if (r.errors.stopped) return fail(kRuntime, r.errors.stop_reason);
-  size_t unmet = 0;
-  for (const auto& e : r.expectations) unmet += e.met ? 0 : 1;
-  if (unmet) {
-    return fail(kExpectations, std::to_string(unmet) + " of " + std::to_string(r.expectations.size()) +
-                                   " expectations not met: see the report");
-  }
-  return kOk;
-}
-
-// A DEVICE argument that names a regular file, or a path outside /dev that does not exist
-// yet (fio's filename=FILE: created at `size`). Absolute or ./relative, never with "..".
-bool names_a_file(const std::string& arg) {
-  if (arg.rfind("/", 0) != 0 && arg.rfind("./", 0) != 0) return false;
-  if (arg.find("/../") != std::string::npos) return false;
-  struct stat st {};
-  if (::stat(arg.c_str(), &st) == 0) return S_ISREG(st.st_mode);
-  // A missing /dev/vdx is a mistyped device, not a file to create (/dev/shm is tmpfs).
-  bool under_dev = arg.rfind("/dev/", 0) == 0 && arg.rfind("/dev/shm/", 0) != 0;
-  return errno == ENOENT && !under_dev;
-}
-
-// --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
-// instead (writable, room for the files, O_DIRECT), and the files this run made are removed
-// afterwards unless --keep-files.
-int cmd_run_files(const cli::Args& a, const JobSpec& spec, OutputFormat format,
-                  const std::vector<Expectation>& expectations, Outputs& outputs) {
-  if (spec.directory.empty()) {
-    if (auto ok = may_use_file(a.positional[0], spec); !ok) return fail(kUsage, ok.error());
-  }
-  for (const auto& path : spec.directory.empty() ? a.positional : job_file_paths(spec.directory, spec)) {
-    struct stat st {};
-    if (!does_writes(spec.rw) || ::stat(path.c_str(), &st) != 0) continue;  // created by this run
-    if (auto ok = safety::check_reused_file(path); !ok) return fail(kRefused, ok.error());
-  }
-  auto files = spec.directory.empty() ? JobFiles::open_file(a.positional[0], spec, a.keep_files)
-                                      : JobFiles::create_in_directory(spec.directory, spec, a.keep_files);
-  if (!files) return fail(kRuntime, files.error());
-  if (g_stop) return fail(kRuntime, "interrupted before the run started");
-  if (auto st = validate(spec, files->target()); !st) return fail(kUsage, st.error());
-  EngineOptions opts;
-  opts.stop = &g_stop;
-  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
-  auto results = run_jobs(spec, files->target(), opts);
-  if (!results) return fail(kRuntime, results.error());
-  results->preflight = "files: no device preflight (a filesystem holds them)";
-  results->notes.insert(results->notes.end(), a.notes.begin(), a.notes.end());
-  if (a.keep_files && !files->created().empty()) results->notes.push_back("--keep-files: the job files were kept");
-  files->remove();
-  results->expectations = check_expectations(expectations, *results);
-  if (int rc = write_outputs(outputs, *results, format); rc != kOk) return rc;
-  if (results->interrupted) return fail(kRuntime, "interrupted: partial results above");
-  return run_outcome(*results);
-}
-
-// The scratch device, the held preflight claim and the tuning guard live until the report is
-// written; their destructors run on every return path.
+// Parse and check the command line; the run itself is cmd/run's, with the real steps. Their
+// destructors (the tuning guard, then the scratch device) run after the report is out.
 int cmd_run(const cli::Args& args, const SysRoot& root) {
   cli::Args a = args;
   if (!a.filename.empty() && a.positional.empty()) a.positional.push_back(a.filename);  // fio's --filename
@@ -424,112 +313,17 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!expectations) return fail(kUsage, expectations.error());
   // Everything that can be checked without the target, before the preflight or any change.
   if (auto st = validate_on_host(*spec, root); !st) return fail(kUsage, st.error());
-  auto outputs = open_outputs(a, root, *spec);
+  auto outputs = cli::CliOutputs::open(a, root, *spec, *format);
   if (!outputs) return fail(kUsage, outputs.error());
-  if (!spec->directory.empty() || (a.scratch.empty() && a.positional.size() == 1 && names_a_file(a.positional[0]))) {
-    return cmd_run_files(a, *spec, *format, *expectations, *outputs);
-  }
-  if (a.scratch.empty() && a.positional.size() != 1) {
-    return fail(kUsage, "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
-  }
 
-  std::optional<LoopDevice> scratch;
-  std::string device_arg = a.scratch.empty() ? a.positional[0] : "";
-  if (!a.scratch.empty()) {
-    auto size = parse_size(a.scratch);
-    if (!size) return fail(kUsage, "--scratch: " + size.error());
-    LoopDevice::Options o;
-    o.size_bytes = *size;
-    auto loop = LoopDevice::create(o);
-    if (!loop) return fail(kRuntime, "cannot create the scratch device: " + loop.error());
-    scratch.emplace(std::move(*loop));
-    device_arg = scratch->path();
-    spdlog::info("scratch device {} ({} sparse file in {}, removed when the run ends)", device_arg,
-                 cli::human_bytes(*size), scratch->backing_file().substr(0, scratch->backing_file().rfind('/')));
-  }
-  if (g_stop) return fail(kRuntime, "interrupted before the run started; nothing was changed");
-
-  if (auto rc = bad_device_name(device_arg)) return *rc;
-  auto mode = does_writes(spec->rw) ? safety::Mode::Write : safety::Mode::Read;
-  auto checked = safety::preflight(root, device_arg, mode, preflight_options(a, /*hold=*/true));
-  if (!checked.verdict.safe()) {
-    if (outputs->output && *format == OutputFormat::Junit) {
-      // CI still gets its report: the preflight testcase fails.
-      Results refused;
-      refused.spec = *spec;
-      refused.device = checked.verdict.device;
-      refused.preflight = checked.verdict.summary();
-      refused.preflight_safe = false;
-      if (auto st = outputs->output->write(render_junit(refused)); !st) {
-        spdlog::error("the JUnit report is lost: {}", st.error());
-      }
-    }
-    return refused(checked.verdict, kRefusedWhy);
-  }
-  const BlockDevice& dev = checked.device;
-  Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
-  read_poll_support(root, dev.disk, target);
-  read_bio_based(root, dev.disk, target);
-  if (auto st = validate(*spec, target); !st) return fail(kUsage, st.error());
-  const Region region = resolve_region(*spec, target);
-
-  auto topo = tuning::read_topology(root, dev);
-  if (!topo) return fail(kRuntime, topo.error());
-  auto plan = tuning::make_plan(*topo, *spec);
-  if (auto refusal = strict_refusal(a, plan)) return fail(kUsage, *refusal);
-  spec->numjobs = plan.numjobs;  // fewer when the plan clamped them to the CPUs there are
-  for (const auto& n : plan.notes) spdlog::info("{}", n);
-  for (const auto& adv : plan.advice) spdlog::info("advice: {}", adv);
-
-  tuning::RestoreGuard guard(root, journal_dir());
-  if (!a.no_tune) {
-    if (auto st = guard.apply(dev.disk, plan); !st) return fail(kRuntime, st.error());
-  }
-  if (g_stop) return fail(kRuntime, "interrupted before the run started; settings restored");
-
-  // Checked again through the held O_EXCL descriptor right before the engine opens the device.
-  // Read mode holds no descriptor (it needs no claim): a read run has nothing to recheck.
-  if (auto again = mode == safety::Mode::Write ? safety::recheck(root, checked) : checked.verdict; !again.safe()) {
-    return refused(again, "changed since the preflight: nothing was written");
-  }
-  auto before = read_disk_counters(root, dev);
-  EngineOptions opts;
-  opts.cpus = plan.cpus;
-  opts.stop = &g_stop;
-  opts.region = region;
-  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
-  std::optional<cli::ProgressLine> progress;
-  progress.emplace(root, dev, *spec);
-  auto results = run_jobs(*spec, target, opts);
-  progress.reset();
-  auto after = read_disk_counters(root, dev);
-  bool zeroed = mode == safety::Mode::Read || zero_after_write(checked, region);
-  if (!results) return fail(kRuntime, results.error());
-
-  results->preflight = checked.verdict.summary();
-  results->tuning = guard.applied();
-  results->notes.insert(results->notes.end(), a.notes.begin(), a.notes.end());
-  results->notes.insert(results->notes.end(), plan.notes.begin(), plan.notes.end());
-  results->interrupted = g_stop.load();
-  results->preflight_safe = true;
-  results->environment = read_environment(root, dev, DISKPROBE_VERSION);
-  if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
-  if (auto st = guard.restore(); !st) {
-    std::fprintf(stderr, "diskprobe: error: %s\n", st.error().c_str());
-  }
-  results->expectations = check_expectations(*expectations, *results);
-
-  if (int rc = write_outputs(*outputs, *results, *format); rc != kOk) return rc;
-  if (!zeroed) {
-    return fail(kRuntime, "the benchmark data is still at the edges of " + dev.path +
-                              ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
-                              " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
-  }
-  if (results->interrupted) {
-    return fail(kRuntime, std::string("interrupted by ") + strsignal(g_signal) +
-                              ": partial results above; every setting was restored");
-  }
-  return run_outcome(*results);
+  cli::SystemHost host(root);
+  cli::SystemPreflight preflight(root, preflight_options(a, /*hold=*/true));
+  cli::SystemTuner tuner(root, journal_dir());
+  cli::SystemEngine engine(root);
+  cli::SystemZeroing zeroing;
+  cli::SystemFiles files;
+  const run::Steps steps{preflight, tuner, engine, zeroing, host, files, *outputs};
+  return render_end(run::run(run_request(a, std::move(*spec), std::move(*expectations)), steps));
 }
 
 int dispatch(int argc, char** argv) {
