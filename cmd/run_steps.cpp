@@ -133,7 +133,7 @@ Result<CliOutputs> CliOutputs::open(const Args& a, const SysRoot& root, const Jo
   return o;
 }
 
-Status CliOutputs::report(const Results& results) {
+Status CliOutputs::report(const RunReport& results) {
   if (output_) {
     if (auto st = output_->write(render(results, format_)); !st) return make_error("the report is lost: " + st.error());
     leave_json_file();
@@ -149,7 +149,7 @@ Status CliOutputs::report(const Results& results) {
   return Ok{};
 }
 
-void CliOutputs::refusal(const Results& refused) {
+void CliOutputs::refusal(const RunReport& refused) {
   if (!output_ || format_ != OutputFormat::Junit) return;
   if (auto st = output_->write(render_junit(refused)); !st) spdlog::error("the JUnit report is lost: {}", st.error());
 }

@@ -89,8 +89,8 @@ class SystemFiles : public run::Files {
 class CliOutputs : public run::Outputs {
  public:
   static Result<CliOutputs> open(const Args& a, const SysRoot& root, const JobSpec& spec, OutputFormat format);
-  Status report(const Results& results) override;
-  void refusal(const Results& refused) override;
+  Status report(const RunReport& report) override;
+  void refusal(const RunReport& refused) override;
 
  private:
   OutputFormat format_ = OutputFormat::Text;

@@ -46,7 +46,8 @@ struct Restoring {
 
 // A failed verify or a job stopped by an I/O error fails the run after the report is out;
 // then unmet expectations.
-Ended measured_outcome(const Results& r) {
+Ended measured_outcome(const RunReport& rep) {
+  const Results& r = rep.results;
   if (r.verify.mismatches) {
     const auto& m = r.verify.first.front();
     return stop(Outcome::VerifyFailed, "verify: " + std::to_string(r.verify.mismatches) + " of " +
@@ -56,9 +57,9 @@ Ended measured_outcome(const Results& r) {
   }
   if (r.errors.stopped) return stop(Outcome::IoStopped, r.errors.stop_reason);
   size_t unmet = 0;
-  for (const auto& e : r.expectations) unmet += e.met ? 0 : 1;
+  for (const auto& e : rep.expectations) unmet += e.met ? 0 : 1;
   if (unmet) {
-    return stop(Outcome::ExpectationsUnmet, std::to_string(unmet) + " of " + std::to_string(r.expectations.size()) +
+    return stop(Outcome::ExpectationsUnmet, std::to_string(unmet) + " of " + std::to_string(rep.expectations.size()) +
                                                 " expectations not met: see the report");
   }
   return {};
@@ -74,11 +75,11 @@ bool zero_after_write(Zeroing& zeroing, const safety::Checked& c, const Region& 
 }
 
 // The report is out first; then what the run found decides the ending.
-Ended report_and_end(const Request& req, const Steps& steps, Results& results, const std::string& interrupted) {
-  results.expectations = check_expectations(req.expectations, results);
-  if (auto st = steps.outputs.report(results); !st) return stop(Outcome::ReportLost, st.error());
-  if (!interrupted.empty() && results.interrupted) return stop(Outcome::Interrupted, interrupted);
-  return measured_outcome(results);
+Ended report_and_end(const Request& req, const Steps& steps, RunReport& rep, const std::string& interrupted) {
+  rep.expectations = check_expectations(req.expectations, rep.results);
+  if (auto st = steps.outputs.report(rep); !st) return stop(Outcome::ReportLost, st.error());
+  if (!interrupted.empty() && rep.results.interrupted) return stop(Outcome::Interrupted, interrupted);
+  return measured_outcome(rep);
 }
 
 // --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
@@ -102,11 +103,12 @@ Ended run_files(const Request& req, const Steps& steps) {
   opts.spec_validated = true;
   auto results = steps.engine.run(spec, *target, opts, nullptr);
   if (!results) return stop(Outcome::EngineFailed, results.error());
-  results->preflight = "files: no device preflight (a filesystem holds them)";
-  results->notes.insert(results->notes.end(), req.notes.begin(), req.notes.end());
-  if (req.keep_files && steps.files.created_any()) results->notes.push_back("--keep-files: the job files were kept");
+  RunReport rep = report_of(std::move(*results), spec, target->path);
+  rep.preflight = "files: no device preflight (a filesystem holds them)";
+  rep.notes.insert(rep.notes.end(), req.notes.begin(), req.notes.end());
+  if (req.keep_files && steps.files.created_any()) rep.notes.push_back("--keep-files: the job files were kept");
   steps.files.remove();
-  return report_and_end(req, steps, *results, "interrupted: partial results above");
+  return report_and_end(req, steps, rep, "interrupted: partial results above");
 }
 
 // The device the run goes to: the DEVICE argument, or a scratch loop device made for it.
@@ -121,7 +123,7 @@ std::variant<std::string, Ended> device_for(const Request& req, const Steps& ste
 
 // The refused run's JUnit report carries the verdict.
 void report_refusal(const Request& req, const Steps& steps, const safety::Verdict& v) {
-  Results refused;
+  RunReport refused;
   refused.spec = req.spec;
   refused.device = v.device;
   refused.preflight = v.summary();
@@ -135,29 +137,37 @@ Target target_of(const Steps& steps, const BlockDevice& dev) {
   return target;
 }
 
+// The spec the engine runs: fewer jobs when the plan clamped them to the CPUs there are.
+JobSpec plan_spec(const Request& req, const tuning::Plan& plan) {
+  JobSpec spec = req.spec;
+  spec.numjobs = plan.numjobs;
+  return spec;
+}
+
 // What the run measured, with what the report says around it.
-void fill_report(const Request& req, const Steps& steps, const safety::Checked& checked, const tuning::Plan& plan,
-                 Results& r) {
-  r.preflight = checked.verdict.summary();
-  r.tuning = steps.tuner.applied();
-  r.notes.insert(r.notes.end(), req.notes.begin(), req.notes.end());
-  r.notes.insert(r.notes.end(), plan.notes.begin(), plan.notes.end());
-  r.interrupted = stopped(req);
-  r.preflight_safe = true;
-  r.environment = steps.host.environment(checked.device);
+RunReport report_for(const Request& req, const Steps& steps, const safety::Checked& checked, const tuning::Plan& plan,
+                     Results results) {
+  results.interrupted = stopped(req);
+  RunReport rep = report_of(std::move(results), plan_spec(req, plan), checked.device.path);
+  rep.preflight = checked.verdict.summary();
+  rep.tuning = steps.tuner.applied();
+  rep.notes.insert(rep.notes.end(), req.notes.begin(), req.notes.end());
+  rep.notes.insert(rep.notes.end(), plan.notes.begin(), plan.notes.end());
+  rep.preflight_safe = true;
+  rep.environment = steps.host.environment(checked.device);
+  return rep;
 }
 
 // From the held, safe device to the report: plan, apply, recheck, engine, zero, restore.
 Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
   const BlockDevice& dev = checked.device;
-  JobSpec spec = req.spec;
+  const JobSpec& spec = req.spec;
   const Target target = target_of(steps, dev);
   if (auto st = validate(spec, target); !st) return stop(Outcome::BadInput, st.error());
   const Region region = resolve_region(spec, target);
   auto plan = steps.tuner.plan(dev, spec);
   if (!plan) return stop(Outcome::SetupFailed, plan.error());
   if (auto refusal = req.strict ? strict_refusal(*plan) : std::nullopt) return stop(Outcome::BadInput, *refusal);
-  spec.numjobs = plan->numjobs;  // fewer when the plan clamped them to the CPUs there are
   for (const auto& n : plan->notes) spdlog::info("{}", n);
   for (const auto& adv : plan->advice) spdlog::info("advice: {}", adv);
 
@@ -178,14 +188,14 @@ Ended run_checked(const Request& req, const Steps& steps, const safety::Checked&
   opts.region = region;
   opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   opts.spec_validated = true;
-  auto results = steps.engine.run(spec, target, opts, &dev);
+  auto results = steps.engine.run(plan_spec(req, *plan), target, opts, &dev);
   auto after = steps.host.counters(dev);
   bool zeroed = mode == safety::Mode::Read || zero_after_write(steps.zeroing, checked, region);
   if (!results) return stop(Outcome::EngineFailed, results.error());
-  fill_report(req, steps, checked, *plan, *results);
   if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
+  RunReport rep = report_for(req, steps, checked, *plan, std::move(*results));
   if (auto st = steps.tuner.restore(); !st) spdlog::error("error: {}", st.error());
-  Ended end = report_and_end(req, steps, *results, "");
+  Ended end = report_and_end(req, steps, rep, "");
   if (end.why == Outcome::ReportLost) return end;
   if (!zeroed) {
     return stop(Outcome::EdgesNotZeroed,
@@ -193,7 +203,7 @@ Ended run_checked(const Request& req, const Steps& steps, const safety::Checked&
                     ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
                     " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
   }
-  if (results->interrupted) {
+  if (rep.results.interrupted) {
     return stop(Outcome::Interrupted, stopped_by(req) + ": partial results above; every setting was restored");
   }
   return end;

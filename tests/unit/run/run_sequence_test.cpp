@@ -115,11 +115,11 @@ struct NoFiles : run::Files {
 struct FakeOutputs : run::Outputs {
   Log& log;
   explicit FakeOutputs(Log& l) : log(l) {}
-  Status report(const Results&) override {
+  Status report(const RunReport&) override {
     log.calls.push_back("report");
     return Ok{};
   }
-  void refusal(const Results& r) override { log.calls.push_back(r.preflight_safe ? "junit?" : "junit refused"); }
+  void refusal(const RunReport& r) override { log.calls.push_back(r.preflight_safe ? "junit?" : "junit refused"); }
 };
 
 struct Fixture {

@@ -9,6 +9,7 @@
 #include "diskprobe/device/block_device.h"
 #include "diskprobe/device/environment.h"
 #include "diskprobe/engine/engine.h"
+#include "diskprobe/report/run_report.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/safety/wipe.h"
 #include "diskprobe/tuning/plan.h"
@@ -82,9 +83,9 @@ class Files {
 class Outputs {
  public:
   virtual ~Outputs() = default;
-  virtual Status report(const Results& results) = 0;  // "the report is lost: ..." on failure
+  virtual Status report(const RunReport& report) = 0;  // "the report is lost: ..." on failure
   // A refused run: CI still gets its JUnit report (the preflight testcase fails), if asked.
-  virtual void refusal(const Results& refused) = 0;
+  virtual void refusal(const RunReport& refused) = 0;
 };
 
 struct Steps {
