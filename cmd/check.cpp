@@ -1,7 +1,7 @@
 // `diskprobe check DEVICE`: the preflight alone.
 #include "commands.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

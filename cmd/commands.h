@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/base/status.h"
 #include "diskprobe/base/sysroot.h"
 #include "diskprobe/device/block_device.h"

@@ -8,7 +8,7 @@
 #include "diskprobe/run/run.h"
 #include "diskprobe/tuning/restore.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

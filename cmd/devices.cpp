@@ -2,7 +2,7 @@
 #include "commands.h"
 #include "diskprobe/device/block_device.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

@@ -4,7 +4,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "commands.h"
 #include "diskprobe/base/write_out.h"
 #include "out.h"

@@ -5,7 +5,7 @@
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/profiles/profiles.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

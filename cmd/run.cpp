@@ -8,7 +8,7 @@
 #include "diskprobe/run/run.h"
 #include "diskprobe/spec/host_checks.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 #include "run_steps.h"
 
 namespace diskprobe::cli {

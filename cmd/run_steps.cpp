@@ -14,7 +14,7 @@
 #include "diskprobe/tuning/topology.h"
 #include "out.h"
 #include "progress.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

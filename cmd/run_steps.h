@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/base/output_file.h"
 #include "diskprobe/device/loop_device.h"
 #include "diskprobe/report/report.h"

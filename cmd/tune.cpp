@@ -12,7 +12,7 @@
 #include "diskprobe/tuning/restore.h"
 #include "diskprobe/tuning/topology.h"
 #include "out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../../cmd/args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/report/report.h"
 #include "diskprobe/stats/results.h"
 #include "diskprobe/profiles/profiles.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../cmd/args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/acceptance/expect.h"
 #include "diskprobe/report/html_report.h"
 #include "diskprobe/spec/job_spec.h"
