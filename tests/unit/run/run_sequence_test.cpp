@@ -322,3 +322,82 @@ TEST_CASE("exit codes: the README's table", "[run]") {
     CHECK(run::exit_code(why) == 1);
   }
 }
+
+namespace {
+
+// A file run's files: fio's filename=FILE, opened as asked.
+struct FakeFiles : run::Files {
+  Log& log;
+  bool foreign = false;  // an existing file with someone's signature
+  explicit FakeFiles(Log& l) : log(l) {}
+  Status usable(const std::string&, const JobSpec&) override { return Ok{}; }
+  Status no_signature(const std::vector<std::string>& paths, const JobSpec&) override {
+    if (foreign) return make_error(paths[0] + " holds an ext4 filesystem");
+    return Ok{};
+  }
+  Result<Target> open(const std::string& file, const JobSpec&, bool) override {
+    log.calls.push_back("open " + file);
+    Target t;
+    t.path = file;
+    t.size_bytes = 64 * kMiB;
+    return t;
+  }
+  bool created_any() const override { return true; }
+  void remove() override { log.calls.push_back("remove files"); }
+};
+
+struct FileHost : FakeHost {
+  bool names_a_file(const std::string&) override { return true; }
+};
+
+}  // namespace
+
+TEST_CASE("a file run has no device preflight, no tuning and no zeroing", "[run][files]") {
+  Fixture f;
+  FakeFiles files(f.log);
+  FileHost host;
+  f.req.devices = {"/var/tmp/job.dat"};
+  auto end = run::run(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, host, files, f.outputs});
+  CHECK(end.why == Outcome::Ok);
+  CHECK(f.log.calls == std::vector<std::string>{"open /var/tmp/job.dat", "engine", "remove files", "report"});
+  CHECK(f.engine.seen.spec_validated);
+}
+
+TEST_CASE("a file holding someone's data is refused before it is opened", "[run][files]") {
+  Fixture f;
+  FakeFiles files(f.log);
+  files.foreign = true;
+  FileHost host;
+  f.req.devices = {"/var/tmp/job.dat"};
+  auto end = run::run(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, host, files, f.outputs});
+  CHECK(end.why == Outcome::Refused);
+  CHECK(run::exit_code(end.why) == 3);
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("no DEVICE, --scratch or --directory is bad input", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK(end.message == "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("a --scratch size that is no size is bad input, and no scratch device is made", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  f.req.scratch = "lots";
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK_THAT(end.message, Catch::Matchers::StartsWith("--scratch: "));
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("a --scratch run goes to the scratch device the host made", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  f.req.scratch = "64M";
+  CHECK(f.go().why == Outcome::Ok);
+  CHECK(f.log.calls.front() == "preflight /dev/scratch0");
+}
