@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/acceptance/expect.h"
 #include "diskprobe/spec/job_spec.h"
 #include "diskprobe/base/status.h"

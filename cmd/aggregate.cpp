@@ -7,7 +7,7 @@
 #include "diskprobe/base/problems.h"
 #include "diskprobe/report/run_summary.h"
 #include "out.h"
-#include "tools.h"
+#include "commands.h"
 
 namespace diskprobe::cli {
 

@@ -1,4 +1,4 @@
-#include "args.h"
+#include "diskprobe/cli/args.h"
 
 #include <algorithm>
 #include <filesystem>

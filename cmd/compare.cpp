@@ -7,7 +7,7 @@
 #include "diskprobe/report/run_summary.h"
 #include "diskprobe/base/units.h"
 #include "out.h"
-#include "tools.h"
+#include "commands.h"
 
 namespace diskprobe::cli {
 

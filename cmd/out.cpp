@@ -9,7 +9,7 @@
 #include "diskprobe/base/sysroot.h"
 
 #include "diskprobe/base/write_out.h"
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 namespace {

@@ -12,11 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diskprobe/run/exit_codes.h"
 #include "diskprobe/safety/preflight.h"
 
 namespace diskprobe::cli {
 
-enum Exit { kOk = 0, kRuntime = 1, kUsage = 2, kRefused = 3, kExpectations = 4 };
+using diskprobe::Exit;  // the codes live in one place: diskprobe/run/exit_codes.h
+using diskprobe::kExpectations;
+using diskprobe::kOk;
+using diskprobe::kRefused;
+using diskprobe::kRuntime;
+using diskprobe::kUsage;
 
 void set_json_mode(bool on);
 // FILE of --output FILE --output-format json, and the command line's other values (targets

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 namespace diskprobe::cli {
 

@@ -1,4 +1,4 @@
-#include "render.h"
+#include "diskprobe/cli/render.h"
 
 #include <cstdio>
 #include <sstream>

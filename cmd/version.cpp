@@ -1,6 +1,7 @@
 #include "version.h"
 
 #include "diskprobe/safety/probe.h"
+#include "out.h"
 
 namespace diskprobe::cli {
 
@@ -27,6 +28,11 @@ std::string version_text(const UringFeatures& kernel) {
     o += "\n";
   }
   return o;
+}
+
+int cmd_version() {
+  print(version_text(probe_uring_features()));
+  return kOk;
 }
 
 }  // namespace diskprobe::cli

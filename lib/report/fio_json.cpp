@@ -135,10 +135,10 @@ std::string seconds_option(double s) {
 }
 
 // fio echoes options as strings, under the names of its own job file.
-json options_json(const Results& r) {
-  const JobSpec& s = r.spec;
+json options_json(const RunReport& rep) {
+  const JobSpec& s = rep.spec;
   json o = {{"name", s.name},
-            {"filename", r.device},
+            {"filename", rep.device},
             {"rw", std::string(to_string(s.rw))},
             {"bs", s.bs_write ? size_option(s.bs) + "," + size_option(s.bs_write) : size_option(s.bs)},
             {"iodepth", std::to_string(s.iodepth)},
@@ -163,8 +163,9 @@ struct JobFigures {
   const CpuUsage* cpu;  // null: not measured for this job alone
 };
 
-json job_json(const Results& r, const JobFigures& f, bool plus) {
-  const auto pcts = report_percentiles(r.spec);
+json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
+  const Results& r = rep.results;
+  const auto pcts = report_percentiles(rep.spec);
   auto bw_of = [&](const DirectionStats& d) {
     uint64_t ms = ms_of(r.runtime_s);
     return ms ? d.bytes * 1000 / ms : 0;
@@ -174,8 +175,8 @@ json job_json(const Results& r, const JobFigures& f, bool plus) {
       {"groupid", 0},
       {"error", f.errors.first_errno},
       {"eta", 0},
-      {"elapsed", static_cast<uint64_t>(std::ceil(r.spec.ramp_time_s + f.runtime_s))},
-      {"job options", options_json(r)},
+      {"elapsed", static_cast<uint64_t>(std::ceil(rep.spec.ramp_time_s + f.runtime_s))},
+      {"job options", options_json(rep)},
       {"read", direction_json(f.read, f.runtime_s, f.errors.short_read.count, bw_of(r.read), pcts, plus)},
       {"write", direction_json(f.write, f.runtime_s, f.errors.short_write.count, bw_of(r.write), pcts, plus)},
       {"trim", empty_direction(pcts)},
@@ -196,7 +197,7 @@ json job_json(const Results& r, const JobFigures& f, bool plus) {
   Histogram all = f.read.lat;
   all.merge(f.write.lat);
   j.update(latency_distribution_json(all));
-  j["latency_depth"] = r.spec.engine == EngineKind::Sync ? 1 : r.spec.iodepth;
+  j["latency_depth"] = rep.spec.engine == EngineKind::Sync ? 1 : rep.spec.iodepth;
   j["latency_target"] = 0;
   j["latency_percentile"] = 100.0;
   j["latency_window"] = 0;
@@ -204,12 +205,13 @@ json job_json(const Results& r, const JobFigures& f, bool plus) {
 }
 
 // fio's per-disk figures: /sys/block/X/stat after the run minus before.
-json disk_util_json(const Results& r) {
+json disk_util_json(const RunReport& rep) {
+  const Results& r = rep.results;
   json a = json::array();
   if (!r.disk.valid) return a;
   const DiskStats& d = r.disk;
-  auto slash = r.device.rfind('/');
-  a.push_back({{"name", slash == std::string::npos ? r.device : r.device.substr(slash + 1)},
+  auto slash = rep.device.rfind('/');
+  a.push_back({{"name", slash == std::string::npos ? rep.device : rep.device.substr(slash + 1)},
                {"read_ios", d.read_ios},
                {"write_ios", d.write_ios},
                {"read_merges", d.read_merges},
@@ -222,8 +224,8 @@ json disk_util_json(const Results& r) {
 }
 
 // diskprobe's own facts, from its own JSON document: what fio has no key for.
-json diskprobe_json(const Results& r) {
-  json own = to_json(r);
+json diskprobe_json(const RunReport& rep) {
+  json own = to_json(rep);
   json out = json::object();
   for (const char* k : {report_key::kSchema, report_key::kDevice, report_key::kStartedAt,
                         report_key::kInterrupted, report_key::kPreflight, "preflight_safe", "tuning", "notes",
@@ -235,7 +237,8 @@ json diskprobe_json(const Results& r) {
 
 // started_at has whole seconds; fio's timestamp is when the run ended, so the measured
 // runtime is added (timestamp_ms is therefore as exact as the runtime, not the clock).
-int64_t end_ms(const Results& r) {
+int64_t end_ms(const RunReport& rep) {
+  const Results& r = rep.results;
   std::tm tm{};
   if (!strptime(r.started_at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
   return static_cast<int64_t>(timegm(&tm)) * 1000 + static_cast<int64_t>(ms_of(r.runtime_s));
@@ -252,26 +255,27 @@ std::string ctime_of(int64_t ms) {
 
 }  // namespace
 
-json to_fio_json(const Results& r, bool plus) {
-  int64_t ms = end_ms(r);
+json to_fio_json(const RunReport& rep, bool plus) {
+  const Results& r = rep.results;
+  int64_t ms = end_ms(rep);
   json j = {{"fio version", kFioSchemaVersion},
             {"timestamp", ms / 1000},
             {"timestamp_ms", ms},
             {"time", ctime_of(ms)},
-            {"global options", options_json(r)}};
+            {"global options", options_json(rep)}};
   json jobs = json::array();
   // fio lists each job, or with group_reporting one entry for all of them.
-  if (r.spec.group_reporting || r.jobs.size() < 2) {
-    jobs.push_back(job_json(r, {r.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu}, plus));
+  if (rep.spec.group_reporting || r.jobs.size() < 2) {
+    jobs.push_back(job_json(rep, {rep.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu}, plus));
   } else {
     for (const auto& job : r.jobs) {
       jobs.push_back(
-          job_json(r, {r.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
+          job_json(rep, {rep.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
     }
   }
   j["jobs"] = jobs;
-  j["disk_util"] = disk_util_json(r);
-  j["diskprobe"] = diskprobe_json(r);
+  j["disk_util"] = disk_util_json(rep);
+  j["diskprobe"] = diskprobe_json(rep);
   return j;
 }
 

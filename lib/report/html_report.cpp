@@ -308,16 +308,17 @@ svg.chart{background:#fcfcfc;border:1px solid #e4e4e4}
 
 }  // namespace
 
-std::string render_html(const Results& r) {
-  const JobSpec& s = r.spec;
+std::string render_html(const RunReport& rep) {
+  const Results& r = rep.results;
+  const JobSpec& s = rep.spec;
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   // No network: the page may load nothing, whatever a string in it says.
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
        "'unsafe-inline'; img-src data:\">\n";
   appendf(o, "<title>diskprobe: %s on %s</title>\n<style>%s</style></head><body>\n", esc(s.name).c_str(),
-          esc(r.device).c_str(), kStyle);
-  appendf(o, "<h1>diskprobe: %s on %s</h1>\n", esc(s.name).c_str(), esc(r.device).c_str());
+          esc(rep.device).c_str(), kStyle);
+  appendf(o, "<h1>diskprobe: %s on %s</h1>\n", esc(s.name).c_str(), esc(rep.device).c_str());
   appendf(o, "<p>started %s, measured for %.2f s%s</p>\n", esc(r.started_at).c_str(), r.runtime_s,
           r.interrupted ? " &mdash; <b>interrupted</b>: stopped early by a signal" : "");
 
@@ -373,24 +374,24 @@ std::string render_html(const Results& r) {
   o += "</div>\n";
 
   o += "<h2>Preflight</h2>\n";
-  bool safe = r.preflight == "safe" || r.preflight.rfind("safe", 0) == 0;
+  bool safe = rep.preflight == "safe" || rep.preflight.rfind("safe", 0) == 0;
   appendf(o, "<p id=\"preflight\" class=\"%s\">%s</p>\n", safe ? "safe" : "refused",
-          esc(r.preflight.empty() ? "not recorded" : r.preflight).c_str());
+          esc(rep.preflight.empty() ? "not recorded" : rep.preflight).c_str());
 
   o += "<h2>Tuning applied</h2>\n";
-  if (r.tuning.empty()) {
+  if (rep.tuning.empty()) {
     o += "<p id=\"tuning\">none: the host was left as it was</p>\n";
   } else {
     o += "<table id=\"tuning\"><tr><th>setting</th><th>before</th><th>during the run</th></tr>\n";
-    for (const auto& t : r.tuning) {
+    for (const auto& t : rep.tuning) {
       appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n", esc(t.what).c_str(),
               esc(t.old_value).c_str(), esc(t.new_value).c_str());
     }
     o += "</table>\n<p>every setting was restored when the run ended</p>\n";
   }
-  if (!r.notes.empty()) {
+  if (!rep.notes.empty()) {
     o += "<h2>Notes</h2>\n<ul>\n";
-    for (const auto& n : r.notes) o += "<li>" + esc(n) + "</li>\n";
+    for (const auto& n : rep.notes) o += "<li>" + esc(n) + "</li>\n";
     o += "</ul>\n";
   }
   o += "<p style=\"color:#888;font-size:.85em\">written by diskprobe</p>\n</body></html>\n";

@@ -51,11 +51,12 @@ std::string seconds(double s) {
 
 }  // namespace
 
-std::string render_junit(const Results& r) {
-  size_t failures = r.preflight_safe ? 0 : 1;
-  for (const auto& e : r.expectations) failures += e.met ? 0 : 1;
-  size_t tests = 1 + r.expectations.size();
-  std::string suite = "diskprobe." + r.spec.name;
+std::string render_junit(const RunReport& rep) {
+  const Results& r = rep.results;
+  size_t failures = rep.preflight_safe ? 0 : 1;
+  for (const auto& e : rep.expectations) failures += e.met ? 0 : 1;
+  size_t tests = 1 + rep.expectations.size();
+  std::string suite = "diskprobe." + rep.spec.name;
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out +=
       "<testsuites tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\">\n";
@@ -66,23 +67,23 @@ std::string render_junit(const Results& r) {
   auto prop = [&](const std::string& name, const std::string& value) {
     out += "      <property name=\"" + xml_escape(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
   };
-  prop("device", r.device);
-  prop("profile", r.spec.name);
-  prop("source", r.spec.source);
-  prop("diskprobe_version", r.environment.diskprobe_version);
-  prop("kernel", r.environment.kernel);
-  prop("dmi_product_name", r.environment.dmi_product_name);
-  prop("device_model", r.environment.device_model);
+  prop("device", rep.device);
+  prop("profile", rep.spec.name);
+  prop("source", rep.spec.source);
+  prop("diskprobe_version", rep.environment.diskprobe_version);
+  prop("kernel", rep.environment.kernel);
+  prop("dmi_product_name", rep.environment.dmi_product_name);
+  prop("device_model", rep.environment.device_model);
   out += "    </properties>\n";
 
   out += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"preflight\" time=\"0\">\n";
-  if (!r.preflight_safe) {
-    out += "      <failure message=\"" + xml_escape(r.preflight) + "\" type=\"preflight\"/>\n";
+  if (!rep.preflight_safe) {
+    out += "      <failure message=\"" + xml_escape(rep.preflight) + "\" type=\"preflight\"/>\n";
   }
-  out += "      <system-out>" + xml_escape(r.preflight) + "</system-out>\n";
+  out += "      <system-out>" + xml_escape(rep.preflight) + "</system-out>\n";
   out += "    </testcase>\n";
 
-  for (const auto& e : r.expectations) {
+  for (const auto& e : rep.expectations) {
     std::string line = expectation_line(e);
     out += "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"" + xml_escape(e.expectation.text) +
            "\" time=\"" + seconds(r.runtime_s) + "\">\n";

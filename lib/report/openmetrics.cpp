@@ -61,9 +61,9 @@ class Family {
 };
 
 // --volume essd-pl3:2000GiB -> "essd-pl3", from the expectation it added.
-std::string volume_type(const Results& r) {
+std::string volume_type(const RunReport& rep) {
   const std::string prefix = "--volume ";
-  for (const auto& e : r.expectations) {
+  for (const auto& e : rep.expectations) {
     const std::string& o = e.expectation.origin;
     if (o.rfind(prefix, 0) == 0) return o.substr(prefix.size(), o.find(':') - prefix.size());
   }
@@ -72,13 +72,13 @@ std::string volume_type(const Results& r) {
 
 // The labels every sample carries. device is the kernel name, as node_exporter's own
 // node_disk_* metrics have it, so the two join.
-Labels run_labels(const Results& r) {
-  auto slash = r.device.rfind('/');
-  return {{"device", slash == std::string::npos ? r.device : r.device.substr(slash + 1)},
-          {"model", r.environment.device_model},
-          {"serial", r.environment.device_serial},
-          {"profile", r.spec.name},
-          {"volume_type", volume_type(r)}};
+Labels run_labels(const RunReport& rep) {
+  auto slash = rep.device.rfind('/');
+  return {{"device", slash == std::string::npos ? rep.device : rep.device.substr(slash + 1)},
+          {"model", rep.environment.device_model},
+          {"serial", rep.environment.device_serial},
+          {"profile", rep.spec.name},
+          {"volume_type", volume_type(rep)}};
 }
 
 Labels with(Labels l, const char* name, const std::string& value) {
@@ -91,19 +91,20 @@ struct Direction {
   const DirectionStats& d;
 };
 
-std::vector<Direction> directions(const Results& r) {
+std::vector<Direction> directions(const RunReport& rep) {
+  const Results& r = rep.results;
   std::vector<Direction> out;
-  if (r.read.ios || does_reads(r.spec.rw)) out.push_back({"read", r.read});
-  if (r.write.ios || does_writes(r.spec.rw)) out.push_back({"write", r.write});
+  if (r.read.ios || does_reads(rep.spec.rw)) out.push_back({"read", r.read});
+  if (r.write.ios || does_writes(rep.spec.rw)) out.push_back({"write", r.write});
   return out;
 }
 
 // A latency histogram as a summary: the report's percentiles as quantiles, in seconds.
-void latency_summary(std::string& out, const char* name, const char* help, const Results& r,
+void latency_summary(std::string& out, const char* name, const char* help, const RunReport& rep,
                      const Labels& base, Histogram DirectionStats::*which) {
   Family f(out, name, "summary", help);
-  const auto pcts = report_percentiles(r.spec);
-  for (const auto& dir : directions(r)) {
+  const auto pcts = report_percentiles(rep.spec);
+  for (const auto& dir : directions(rep)) {
     const Histogram& h = dir.d.*which;
     Labels l = with(base, "direction", dir.name);
     for (double p : pcts)
@@ -115,27 +116,28 @@ void latency_summary(std::string& out, const char* name, const char* help, const
 
 }  // namespace
 
-std::string render_openmetrics(const Results& r) {
+std::string render_openmetrics(const RunReport& rep) {
+  const Results& r = rep.results;
   std::string out;
-  const Labels base = run_labels(r);
+  const Labels base = run_labels(rep);
   const double secs = r.runtime_s;
   auto rate = [&](uint64_t v) { return secs > 0 ? static_cast<double>(v) / secs : 0.0; };
 
   Family info(out, "diskprobe_run_info", "gauge", "The diskprobe version and kernel of the run, always 1.");
-  info.sample(with(with(base, "version", r.environment.diskprobe_version), "kernel", r.environment.kernel),
+  info.sample(with(with(base, "version", rep.environment.diskprobe_version), "kernel", rep.environment.kernel),
               1);
   Family iops(out, "diskprobe_iops", "gauge", "I/Os completed per second over the measured runtime.");
-  for (const auto& dir : directions(r)) iops.sample(with(base, "direction", dir.name), rate(dir.d.ios));
+  for (const auto& dir : directions(rep)) iops.sample(with(base, "direction", dir.name), rate(dir.d.ios));
   Family bw(out, "diskprobe_bandwidth_bytes_per_second", "gauge",
             "Bytes transferred per second over the measured runtime.");
-  for (const auto& dir : directions(r)) bw.sample(with(base, "direction", dir.name), rate(dir.d.bytes));
+  for (const auto& dir : directions(rep)) bw.sample(with(base, "direction", dir.name), rate(dir.d.bytes));
   Family ios(out, "diskprobe_ios", "gauge", "I/Os completed in the run.");
-  for (const auto& dir : directions(r))
+  for (const auto& dir : directions(rep))
     ios.sample(with(base, "direction", dir.name), static_cast<double>(dir.d.ios));
   latency_summary(out, "diskprobe_completion_latency_seconds",
-                  "Completion latency (fio's clat): submission to completion, quantiles of the run.", r, base,
+                  "Completion latency (fio's clat): submission to completion, quantiles of the run.", rep, base,
                   &DirectionStats::clat);
-  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", r,
+  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", rep,
                   base, &DirectionStats::lat);
   Family failed(out, "diskprobe_failed_ios", "gauge", "I/Os that failed with an error in the run.");
   failed.sample(base, static_cast<double>(r.errors.count));
@@ -143,16 +145,16 @@ std::string render_openmetrics(const Results& r) {
                    "I/Os that transferred fewer bytes than asked in the run.");
   short_ios.sample(base, static_cast<double>(r.errors.short_ios));
   Family met(out, "diskprobe_expectation_met", "gauge", "1 when the expectation was met, 0 when not.");
-  for (const auto& e : r.expectations) {
+  for (const auto& e : rep.expectations) {
     met.sample(with(with(base, "expectation", e.expectation.text), "origin", e.expectation.origin),
                e.met ? 1 : 0);
   }
   Family all(out, "diskprobe_expectations_met", "gauge",
              "1 when every expectation of the run was met, 0 when not.");
-  all.sample(base, std::all_of(r.expectations.begin(), r.expectations.end(),
+  all.sample(base, std::all_of(rep.expectations.begin(), rep.expectations.end(),
                                [](const ExpectationResult& e) { return e.met; }));
   Family safe(out, "diskprobe_preflight_safe", "gauge", "1 when the preflight found the device safe to use.");
-  safe.sample(base, r.preflight_safe ? 1 : 0);
+  safe.sample(base, rep.preflight_safe ? 1 : 0);
   Family interrupted(out, "diskprobe_run_interrupted", "gauge",
                      "1 when SIGINT or SIGTERM stopped the run early.");
   interrupted.sample(base, r.interrupted ? 1 : 0);

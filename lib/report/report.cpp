@@ -191,7 +191,7 @@ double per_second(uint64_t v, double runtime_s) {
   return runtime_s > 0 ? static_cast<double>(v) / runtime_s : 0.0;
 }
 
-void direction_text(std::string& out, const char* name, const DirectionStats& d, const Results& r,
+void direction_text(std::string& out, const char* name, const DirectionStats& d, const JobSpec& spec,
                     double runtime_s) {
   if (d.ios == 0) return;
   uint64_t ms = std::max<uint64_t>(runtime_ms(runtime_s), 1);
@@ -203,14 +203,14 @@ void direction_text(std::string& out, const char* name, const DirectionStats& d,
   lat_line(out, "slat", d.slat);
   lat_line(out, "clat", d.clat);
   lat_line(out, " lat", d.lat);
-  percentile_block(out, "clat", d.clat, percentile_list(r.spec));
+  percentile_block(out, "clat", d.clat, percentile_list(spec));
 
   auto secs = full_seconds(d, runtime_s);
   if (secs.empty()) return;
   std::vector<double> kib, ios;
   for (uint64_t n : secs) {
     ios.push_back(static_cast<double>(n));
-    kib.push_back(static_cast<double>(n) * (d.bs ? d.bs : r.spec.bs) / 1024.0);
+    kib.push_back(static_cast<double>(n) * (d.bs ? d.bs : spec.bs) / 1024.0);
   }
   SampleStats b = sample_stats(kib);
   const char* bw_unit = "KiB";
@@ -401,8 +401,8 @@ json errors_json(const ErrorStats& e) {
           {"stop_reason", e.stop_reason}};
 }
 
-json verify_json(const Results& r) {
-  if (!r.verified && r.spec.verify == VerifyKind::None) return nullptr;
+json verify_json(const Results& r, const JobSpec& spec) {
+  if (!r.verified && spec.verify == VerifyKind::None) return nullptr;
   json first = json::array();
   for (const auto& m : r.verify.first) {
     json one = {{"job", m.job}, {"offset_bytes", m.offset}, {"reason", m.reason}};
@@ -413,7 +413,7 @@ json verify_json(const Results& r) {
     }
     first.push_back(one);
   }
-  return {{"kind", std::string(to_string(r.spec.verify))},
+  return {{"kind", std::string(to_string(spec.verify))},
           {"blocks_checked", r.verify.blocks_checked},
           {"mismatches", r.verify.mismatches},
           {"first_mismatches", first}};
@@ -440,10 +440,10 @@ void errors_text(std::string& out, const ErrorStats& e) {
   if (e.stopped) appendf(out, "  stopped      : %s\n", e.stop_reason.c_str());
 }
 
-void verify_text(std::string& out, const Results& r) {
+void verify_text(std::string& out, const Results& r, const JobSpec& spec) {
   if (!r.verified) return;
   const VerifyStats& v = r.verify;
-  appendf(out, "  verify       : %s, blocks=%llu, mismatches=%llu\n", std::string(to_string(r.spec.verify)).c_str(),
+  appendf(out, "  verify       : %s, blocks=%llu, mismatches=%llu\n", std::string(to_string(spec.verify)).c_str(),
           static_cast<unsigned long long>(v.blocks_checked), static_cast<unsigned long long>(v.mismatches));
   for (const auto& m : v.first) {
     appendf(out, "    mismatch: job %u, offset %llu: %s\n", m.job, static_cast<unsigned long long>(m.offset),
@@ -531,29 +531,30 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
 }
 
 // Without group_reporting (fio's default), each job's own numbers, as fio prints them.
-void per_job_text(std::string& out, const Results& r) {
-  if (r.spec.group_reporting || r.jobs.size() < 2) return;
+void per_job_text(std::string& out, const Results& r, const JobSpec& spec) {
+  if (spec.group_reporting || r.jobs.size() < 2) return;
   for (const auto& j : r.jobs) {
-    appendf(out, "%s: (groupid=0, job=%u): err=%2d: cpu=%d\n", r.spec.name.c_str(), j.job, j.errors.first_errno,
+    appendf(out, "%s: (groupid=0, job=%u): err=%2d: cpu=%d\n", spec.name.c_str(), j.job, j.errors.first_errno,
             j.cpu);
-    direction_text(out, "read", j.read, r, j.runtime_s);
-    direction_text(out, "write", j.write, r, j.runtime_s);
+    direction_text(out, "read", j.read, spec, j.runtime_s);
+    direction_text(out, "write", j.write, spec, j.runtime_s);
   }
   out += "all jobs:\n";
 }
 
-std::string render_text(const Results& r) {
-  const JobSpec& s = r.spec;
+std::string render_text(const RunReport& rep) {
+  const Results& r = rep.results;
+  const JobSpec& s = rep.spec;
   std::string out;
   uint32_t depth = s.engine == EngineKind::Sync ? 1 : s.iodepth;
   appendf(out, "%s: (g=0): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, ioengine=%s, iodepth=%u\n",
           s.name.c_str(), std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.write_bs(), s.write_bs(), s.bs, s.bs,
           std::string(to_string(s.engine)).c_str(), depth);
   appendf(out, "%s: (groupid=0, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), r.jobs.size(),
-          r.errors.first_errno, r.device.c_str(), r.started_at.c_str());
-  per_job_text(out, r);
-  direction_text(out, "read", r.read, r, r.runtime_s);
-  direction_text(out, "write", r.write, r, r.runtime_s);
+          r.errors.first_errno, rep.device.c_str(), r.started_at.c_str());
+  per_job_text(out, r, s);
+  direction_text(out, "read", r.read, s, r.runtime_s);
+  direction_text(out, "write", r.write, s, r.runtime_s);
 
   Histogram all = r.read.lat;
   all.merge(r.write.lat);
@@ -564,7 +565,7 @@ std::string render_text(const Results& r) {
           cpu_s > 0 ? 100.0 * r.cpu.user_s / cpu_s : 0.0, cpu_s > 0 ? 100.0 * r.cpu.sys_s / cpu_s : 0.0,
           static_cast<unsigned long long>(r.cpu.voluntary_ctx + r.cpu.involuntary_ctx));
   errors_text(out, r.errors);
-  verify_text(out, r);
+  verify_text(out, r, s);
 
   out += "\nRun status group 0 (all jobs):\n";
   group_line(out, "   READ", false, r);
@@ -575,25 +576,25 @@ std::string render_text(const Results& r) {
     appendf(out,
             "\nDisk stats (read/write):\n  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, "
             "in_queue=%llu, util=%3.2f%%\n",
-            basename_of(r.device).c_str(), static_cast<unsigned long long>(d.read_ios),
+            basename_of(rep.device).c_str(), static_cast<unsigned long long>(d.read_ios),
             static_cast<unsigned long long>(d.write_ios), static_cast<unsigned long long>(d.read_merges),
             static_cast<unsigned long long>(d.write_merges), static_cast<unsigned long long>(d.read_ticks_ms),
             static_cast<unsigned long long>(d.write_ticks_ms),
             static_cast<unsigned long long>(d.time_in_queue_ms), d.util_percent);
   }
 
-  bool footer = !r.preflight.empty() || !r.tuning.empty() || !r.notes.empty() || r.interrupted;
+  bool footer = !rep.preflight.empty() || !rep.tuning.empty() || !rep.notes.empty() || r.interrupted;
   if (footer) out += "\n";
-  if (!r.preflight.empty()) appendf(out, "preflight: %s\n", r.preflight.c_str());
-  for (const auto& t : r.tuning) {
+  if (!rep.preflight.empty()) appendf(out, "preflight: %s\n", rep.preflight.c_str());
+  for (const auto& t : rep.tuning) {
     appendf(out, "tuning: %s %s -> %s\n", t.what.c_str(), t.old_value.c_str(), t.new_value.c_str());
   }
-  for (const auto& n : r.notes) appendf(out, "note: %s\n", n.c_str());
-  if (!r.expectations.empty()) {
+  for (const auto& n : rep.notes) appendf(out, "note: %s\n", n.c_str());
+  if (!rep.expectations.empty()) {
     size_t met = 0;
-    for (const auto& e : r.expectations) met += e.met ? 1 : 0;
-    appendf(out, "%sexpectations: %zu of %zu met\n", footer ? "" : "\n", met, r.expectations.size());
-    for (const auto& e : r.expectations) appendf(out, "  %s\n", expectation_line(e).c_str());
+    for (const auto& e : rep.expectations) met += e.met ? 1 : 0;
+    appendf(out, "%sexpectations: %zu of %zu met\n", footer ? "" : "\n", met, rep.expectations.size());
+    for (const auto& e : rep.expectations) appendf(out, "  %s\n", expectation_line(e).c_str());
   }
   if (r.interrupted) {
     appendf(out,
@@ -603,22 +604,23 @@ std::string render_text(const Results& r) {
   return out;
 }
 
-json to_json(const Results& r) {
+json to_json(const RunReport& rep) {
+  const Results& r = rep.results;
   json j;
   j[report_key::kSchema] = 1;
-  j[report_key::kJob] = diskprobe::to_json(r.spec);
-  j[report_key::kDevice] = r.device;
+  j[report_key::kJob] = diskprobe::to_json(rep.spec);
+  j[report_key::kDevice] = rep.device;
   j[report_key::kStartedAt] = r.started_at;
   j[report_key::kRuntime] = r.runtime_s;
   j[report_key::kInterrupted] = r.interrupted;
-  const auto pcts = percentile_list(r.spec);
+  const auto pcts = percentile_list(rep.spec);
   j[report_key::kRead] = direction_json(r.read, r.runtime_s, pcts);
   j[report_key::kWrite] = direction_json(r.write, r.runtime_s, pcts);
   Histogram all = r.read.lat;
   all.merge(r.write.lat);
   j["latency_distribution"] = distribution_json(all);
   j["errors"] = errors_json(r.errors);
-  j["verify"] = verify_json(r);
+  j["verify"] = verify_json(r, rep.spec);
   double cpu_s = job_seconds(r);
   j["cpu"] = {{"user_s", r.cpu.user_s},
               {"sys_s", r.cpu.sys_s},
@@ -628,7 +630,7 @@ json to_json(const Results& r) {
               {"involuntary_ctx", r.cpu.involuntary_ctx}};
   if (r.disk.valid) {
     const DiskStats& d = r.disk;
-    j["disk"] = {{"name", basename_of(r.device)},
+    j["disk"] = {{"name", basename_of(rep.device)},
                  {"read_ios", d.read_ios},
                  {"read_merges", d.read_merges},
                  {"read_ticks_ms", d.read_ticks_ms},
@@ -641,12 +643,12 @@ json to_json(const Results& r) {
   } else {
     j["disk"] = nullptr;
   }
-  j[report_key::kPreflight] = r.preflight;
+  j[report_key::kPreflight] = rep.preflight;
   json tuning = json::array();
-  for (const auto& t : r.tuning)
+  for (const auto& t : rep.tuning)
     tuning.push_back({{"what", t.what}, {"old_value", t.old_value}, {"new_value", t.new_value}});
   j["tuning"] = tuning;
-  j["notes"] = r.notes;
+  j["notes"] = rep.notes;
   json jobs = json::array();
   for (const auto& job : r.jobs) {
     jobs.push_back({{"job", job.job},
@@ -657,8 +659,8 @@ json to_json(const Results& r) {
                     {"errors", errors_json(job.errors)}});
   }
   j["jobs"] = jobs;
-  j["preflight_safe"] = r.preflight_safe;
-  const RunEnvironment& env = r.environment;
+  j["preflight_safe"] = rep.preflight_safe;
+  const RunEnvironment& env = rep.environment;
   j["environment"] = {{"diskprobe_version", env.diskprobe_version},
                       {"kernel", env.kernel},
                       {"cpu_model", env.cpu_model},
@@ -668,14 +670,14 @@ json to_json(const Results& r) {
                       {"device_serial", env.device_serial},
                       {"device_size_bytes", env.device_size_bytes}};
   json expectations = json::array();
-  for (const auto& e : r.expectations) expectations.push_back(expectation_json(e));
+  for (const auto& e : rep.expectations) expectations.push_back(expectation_json(e));
   j[report_key::kExpectations] = expectations;
-  j["expectations_met"] = std::all_of(r.expectations.begin(), r.expectations.end(),
+  j["expectations_met"] = std::all_of(rep.expectations.begin(), rep.expectations.end(),
                                       [](const ExpectationResult& e) { return e.met; });
   return j;
 }
 
-std::string render(const Results& r, OutputFormat f) {
+std::string render(const RunReport& r, OutputFormat f) {
   if (f == OutputFormat::Json) return dump_json(to_json(r)) + "\n";
   if (f == OutputFormat::Junit) return render_junit(r);
   if (f == OutputFormat::OpenMetrics) return render_openmetrics(r);

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "../../cmd/args.h"
-#include "../../cmd/render.h"
+#include "diskprobe/cli/args.h"
+#include "diskprobe/cli/render.h"
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"

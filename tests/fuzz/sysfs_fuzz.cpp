@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../../cmd/render.h"
+#include "diskprobe/cli/render.h"
 #include "diskprobe/device/block_device.h"
 #include "diskprobe/device/environment.h"
 #include "diskprobe/base/json_io.h"

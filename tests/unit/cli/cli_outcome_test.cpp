@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 
 using namespace diskprobe;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/report/report.h"
 #include "diskprobe/stats/results.h"
 #include "diskprobe/profiles/profiles.h"
@@ -134,12 +134,12 @@ TEST_CASE("group_reporting: on, the text report sums the jobs; off, each job get
     r.jobs[j].write.lat.record(10000);
   }
   r.aggregate();
-  std::string text = render_text(r);
+  std::string text = render_text(report_of(r));
   CHECK_THAT(text, Contains("two: (groupid=0, job=0)"));
   CHECK_THAT(text, Contains("two: (groupid=0, job=1)"));
   CHECK_THAT(text, Contains("write: IOPS=1000,") && Contains("write: IOPS=2000,") && Contains("write: IOPS=3000,"));
   r.spec.group_reporting = true;
-  text = render_text(r);
+  text = render_text(report_of(r));
   CHECK_THAT(text, !Contains("job=0"));
   CHECK_THAT(text, Contains("write: IOPS=3000,"));
 }

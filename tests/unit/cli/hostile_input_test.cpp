@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/acceptance/expect.h"
 #include "diskprobe/report/html_report.h"
 #include "diskprobe/spec/job_spec.h"
@@ -217,7 +217,7 @@ TEST_CASE("compare/aggregate: a report nested 60000 deep in a dumped value is an
 }
 
 TEST_CASE("bytes that are not UTF-8 become U+FFFD in the JSON, JUnit and HTML reports", "[hostile]") {
-  Results r;
+  RunReport r;
   r.spec.name = "job\xff";
   r.spec.description = "\xc3(";  // a lead byte without its continuation
   r.device = "/tmp/\xff\xfe.dat";

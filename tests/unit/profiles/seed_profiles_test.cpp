@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "args.h"
+#include "diskprobe/cli/args.h"
 #include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"
 

@@ -12,7 +12,7 @@ using nlohmann::json;
 namespace {
 
 // Two jobs of 4k random writes, 2.5 s each: 1000 writes per job at 40/50/60 us clat, 2 us slat.
-Results two_job_results() {
+RunReport two_job_results() {
   Results r;
   r.spec.name = "fiojson";
   r.spec.rw = RwMode::RandWrite;
@@ -51,15 +51,16 @@ Results two_job_results() {
   r.disk.write_ticks_ms = 95;
   r.disk.time_in_queue_ms = 90;
   r.disk.util_percent = 88.5;
-  r.preflight = "safe";
-  r.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
-  r.environment.diskprobe_version = "0.1.0";
-  r.environment.kernel = "6.1.0";
+  RunReport rep = report_of(std::move(r));
+  rep.preflight = "safe";
+  rep.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
+  rep.environment.diskprobe_version = "0.1.0";
+  rep.environment.kernel = "6.1.0";
   ExpectationResult e;
   e.met = true;
   e.measured = 0;
-  r.expectations.push_back(e);
-  return r;
+  rep.expectations.push_back(e);
+  return rep;
 }
 
 const char* type_of(const json& j) { return j.type_name(); }
@@ -67,7 +68,7 @@ const char* type_of(const json& j) { return j.type_name(); }
 }  // namespace
 
 TEST_CASE("fio-json has fio's top-level keys and keeps diskprobe's facts under one key", "[fio_json]") {
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   json j = to_fio_json(r, false);
   CHECK(j["fio version"] == "fio-3.33");
   // The run's end: 15:48:41 plus 2.5 s.
@@ -139,7 +140,7 @@ TEST_CASE("fio-json bw and iops samples come from whole seconds, bw in KiB/s", "
 
 TEST_CASE("fio-json clat percentiles are keyed like fio's, with fio's default list or the profile's",
           "[fio_json]") {
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   json p = to_fio_json(r, false)["jobs"][0]["write"]["clat_ns"]["percentile"];
   for (const char* k : {"1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
                         "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
@@ -147,13 +148,13 @@ TEST_CASE("fio-json clat percentiles are keyed like fio's, with fio's default li
     CHECK(p.contains(k));
   }
   CHECK(p.size() == 17);
-  CHECK(p["50.000000"] == r.write.clat.percentile(50));
+  CHECK(p["50.000000"] == r.results.write.clat.percentile(50));
   CHECK(p["99.000000"].is_number_integer());
 
   r.spec.percentiles = {50, 99.9, 99.999};
   p = to_fio_json(r, false)["jobs"][0]["write"]["clat_ns"]["percentile"];
   CHECK(p.size() == 3);
-  CHECK(p["99.999000"] == r.write.clat.percentile(99.999));
+  CHECK(p["99.999000"] == r.results.write.clat.percentile(99.999));
   // fio lists percentiles for clat only, and only where there were samples.
   json j = to_fio_json(r, false)["jobs"][0];
   CHECK_FALSE(j["write"]["slat_ns"].contains("percentile"));
@@ -162,7 +163,7 @@ TEST_CASE("fio-json clat percentiles are keyed like fio's, with fio's default li
 }
 
 TEST_CASE("fio-json+ bins are keyed by fio's own bucket values and sum to N", "[fio_json]") {
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   CHECK_FALSE(to_fio_json(r, false)["jobs"][0]["write"]["clat_ns"].contains("bins"));
   json bins = to_fio_json(r, true)["jobs"][0]["write"]["clat_ns"]["bins"];
   uint64_t n = 0;
@@ -178,13 +179,13 @@ TEST_CASE("fio-json+ bins are keyed by fio's own bucket values and sum to N", "[
   one.runtime_s = 1;
   one.write.ios = 3;
   for (uint64_t ns : {19068u, 54000u, 100u}) one.write.clat.record(ns);
-  json b = to_fio_json(one, true)["jobs"][0]["write"]["clat_ns"]["bins"];
+  json b = to_fio_json(report_of(one), true)["jobs"][0]["write"]["clat_ns"]["bins"];
   CHECK(b == json{{"19072", 1}, {"54016", 1}, {"100", 1}});
 }
 
 TEST_CASE("fio-json lists each job on its own without group_reporting; unmeasured figures are 0",
           "[fio_json]") {
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   r.spec.group_reporting = false;
   json j = to_fio_json(r, false);
   REQUIRE(j["jobs"].size() == 2);
@@ -215,7 +216,7 @@ TEST_CASE("fio-json lists each job on its own without group_reporting; unmeasure
 }
 
 TEST_CASE("fio-json latency maps and disk_util are fio's", "[fio_json]") {
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   json j = to_fio_json(r, false);
   const json& job = j["jobs"][0];
   // Total latency 42, 52 and 62 us: a third in [20, 50) us, two thirds in [50, 100) us.
@@ -232,7 +233,7 @@ TEST_CASE("fio-json latency maps and disk_util are fio's", "[fio_json]") {
   CHECK(d["in_queue"] == 90);
   CHECK(d["util"] == 88.5);
   CHECK(std::string(type_of(d["util"])) == "number");
-  r.disk.valid = false;
+  r.results.disk.valid = false;
   CHECK(to_fio_json(r, false)["disk_util"].empty());
 }
 
@@ -241,7 +242,7 @@ TEST_CASE("--output-format fio-json and fio-json+ render fio's document", "[fio_
   CHECK(parse_output_format("fio-json+") == OutputFormat::FioJsonPlus);
   CHECK_FALSE(parse_output_format("fio-json++"));
   CHECK_FALSE(parse_output_format("json+"));
-  Results r = two_job_results();
+  RunReport r = two_job_results();
   json plain = json::parse(render(r, OutputFormat::FioJson));
   json plus = json::parse(render(r, OutputFormat::FioJsonPlus));
   CHECK(plain == to_fio_json(r, false));

@@ -43,16 +43,21 @@ Results mixed_run() {
   j.write.ios_per_second = {1700, 2050, 2000, 2000, 2050, 200};
   r.jobs.push_back(j);
   r.aggregate();
-  r.preflight = "safe";
-  r.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
   r.notes.push_back("loop7 has no completion interrupt: <running unpinned>");
   return r;
+}
+
+RunReport report(const Results& r) {
+  RunReport rep = report_of(r);
+  rep.preflight = "safe";
+  rep.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
+  return rep;
 }
 
 }  // namespace
 
 TEST_CASE("the HTML report is one self-contained page", "[html]") {
-  std::string html = render_html(mixed_run());
+  std::string html = render_html(report(mixed_run()));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK_THAT(html, Contains("</html>"));
   CHECK_THAT(html, !Contains("<script") && !Contains("src=") && !Contains("href=") && !Contains("@import") &&
@@ -65,7 +70,7 @@ TEST_CASE("the HTML report is one self-contained page", "[html]") {
 
 TEST_CASE("the timelines plot every whole second of both directions", "[html]") {
   Results r = mixed_run();
-  std::string html = render_html(r);
+  std::string html = render_html(report(r));
   REQUIRE_THAT(html, Contains("id=\"iops-timeline\"") && Contains("id=\"bw-timeline\""));
   // 5 whole seconds per direction on each of the two timelines; the partial sixth is left out.
   CHECK(count(html, "class=\"point\" data-series=\"read\"") == 10);
@@ -80,7 +85,7 @@ TEST_CASE("the timelines plot every whole second of both directions", "[html]") 
 
 TEST_CASE("a latency CDF and a percentile table per direction", "[html]") {
   Results r = mixed_run();
-  std::string html = render_html(r);
+  std::string html = render_html(report(r));
   REQUIRE_THAT(html, Contains("id=\"cdf-read\"") && Contains("id=\"cdf-write\""));
   size_t nonempty = 0;
   for (size_t i = 0; i < Histogram::kBuckets; ++i) nonempty += r.write.clat.bucket(i) != 0;
@@ -95,7 +100,7 @@ TEST_CASE("a latency CDF and a percentile table per direction", "[html]") {
 }
 
 TEST_CASE("preflight verdict, tuning and notes are in the page, escaped", "[html]") {
-  std::string html = render_html(mixed_run());
+  std::string html = render_html(report(mixed_run()));
   CHECK_THAT(html, Contains("id=\"preflight\" class=\"safe\">safe<"));
   CHECK_THAT(html, Contains("<td>/sys/block/loop7/queue/rq_affinity</td><td>1</td><td>2</td>"));
   CHECK_THAT(html, Contains("&lt;running unpinned&gt;") && Contains("mixed &lt;test&gt;"));
@@ -105,9 +110,10 @@ TEST_CASE("preflight verdict, tuning and notes are in the page, escaped", "[html
 TEST_CASE("a run with one direction and no tuning draws only what it has", "[html]") {
   Results r = mixed_run();
   r.read = DirectionStats{};
-  r.tuning.clear();
   r.interrupted = true;
-  std::string html = render_html(r);
+  RunReport rep = report(r);
+  rep.tuning.clear();
+  std::string html = render_html(rep);
   CHECK_THAT(html, !Contains("id=\"cdf-read\"") && Contains("id=\"cdf-write\""));
   CHECK(count(html, "class=\"point\" data-series=\"read\"") == 0);
   CHECK_THAT(html, Contains("none: the host was left as it was") && Contains("interrupted"));

@@ -1,4 +1,4 @@
-// The openmetrics writer on Results built here: families, labels, units, escapes.
+// The openmetrics writer on a RunReport built here: families, labels, units, escapes.
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -12,25 +12,27 @@ using Catch::Matchers::Contains;
 namespace {
 
 // 2 s of 4k random reads: 1000 I/Os at 100 us clat, 2 us slat, one expectation met, one not.
-Results read_run() {
-  Results r;
-  r.spec.name = "cloud-randread-iops";
-  r.spec.rw = RwMode::RandRead;
-  r.spec.percentiles = {50, 99};
-  r.device = "/dev/vdc";
-  r.runtime_s = 2;
-  r.read.ios = 1000;
-  r.read.bytes = 1000 * 4096;
+RunReport read_run() {
+  Results m;
+  RunReport rep;
+  rep.spec.name = "cloud-randread-iops";
+  rep.spec.rw = RwMode::RandRead;
+  rep.spec.percentiles = {50, 99};
+  rep.device = "/dev/vdc";
+  m.runtime_s = 2;
+  m.read.ios = 1000;
+  m.read.bytes = 1000 * 4096;
   for (int i = 0; i < 1000; ++i) {
-    r.read.slat.record(2000);
-    r.read.clat.record(100000);
-    r.read.lat.record(102000);
+    m.read.slat.record(2000);
+    m.read.clat.record(100000);
+    m.read.lat.record(102000);
   }
-  r.errors.count = 3;
-  r.errors.short_ios = 1;
-  r.environment.device_model = "Virtio \"Block\"\\Device";
-  r.environment.device_serial = "bp1abc";
-  r.environment.diskprobe_version = "0.1.0";
+  m.errors.count = 3;
+  m.errors.short_ios = 1;
+  rep.results = std::move(m);
+  rep.environment.device_model = "Virtio \"Block\"\\Device";
+  rep.environment.device_serial = "bp1abc";
+  rep.environment.diskprobe_version = "0.1.0";
   ExpectationResult met;
   met.expectation.text = "errors==0";
   met.expectation.origin = "profile cloud-randread-iops";
@@ -39,8 +41,8 @@ Results read_run() {
   volume.expectation.text = "iops>=6460";
   volume.expectation.origin = "--volume essd-pl1:100GiB";
   volume.met = true;
-  r.expectations = {met, volume};
-  return r;
+  rep.expectations = {met, volume};
+  return rep;
 }
 
 const std::string kLabels =
@@ -63,12 +65,12 @@ TEST_CASE("openmetrics gives rates and counts per direction with the run's label
 }
 
 TEST_CASE("openmetrics latency is a summary in seconds with the report's percentiles", "[openmetrics]") {
-  Results r = read_run();
+  RunReport r = read_run();
   std::string m = render_openmetrics(r);
   CHECK_THAT(m, Contains("# TYPE diskprobe_completion_latency_seconds summary\n"));
   const std::string l = "{" + kLabels + ",direction=\"read\"";
   char p99[64];
-  std::snprintf(p99, sizeof p99, "%.10g", static_cast<double>(r.read.clat.percentile(99)) / 1e9);
+  std::snprintf(p99, sizeof p99, "%.10g", static_cast<double>(r.results.read.clat.percentile(99)) / 1e9);
   CHECK_THAT(m, Contains("diskprobe_completion_latency_seconds" + l + ",quantile=\"0.99\"} " + p99 + "\n"));
   CHECK_THAT(m, Contains("diskprobe_completion_latency_seconds" + l + ",quantile=\"0.5\"} "));
   CHECK_THAT(m, Contains("diskprobe_completion_latency_seconds_sum" + l + "} 0.1\n"));
@@ -89,7 +91,7 @@ TEST_CASE("openmetrics has each expectation's result and the run's", "[openmetri
 }
 
 TEST_CASE("openmetrics names each family once, HELP and TYPE before its samples", "[openmetrics]") {
-  Results r = read_run();
+  RunReport r = read_run();
   r.expectations.clear();  // no --volume: volume_type is empty, still there
   std::string m = render_openmetrics(r);
   CHECK_THAT(m, Contains("volume_type=\"\""));
@@ -107,7 +109,7 @@ TEST_CASE("openmetrics names each family once, HELP and TYPE before its samples"
 }
 
 TEST_CASE("openmetrics label values are UTF-8 even when a name or path is not", "[openmetrics]") {
-  Results r = read_run();
+  RunReport r = read_run();
   r.spec.name = "job\xff";
   r.device = "/dev/disk/by-id/\xfe\n";
   std::string m = render_openmetrics(r);
@@ -119,6 +121,6 @@ TEST_CASE("openmetrics label values are UTF-8 even when a name or path is not", 
 TEST_CASE("--output-format openmetrics renders the Prometheus text format", "[openmetrics]") {
   CHECK(parse_output_format("openmetrics") == OutputFormat::OpenMetrics);
   CHECK_FALSE(parse_output_format("prometheus"));
-  Results r = read_run();
+  RunReport r = read_run();
   CHECK(render(r, OutputFormat::OpenMetrics) == render_openmetrics(r));
 }

@@ -43,6 +43,8 @@ struct EngineOptions {
   // limit of 3,000 in 4 s (issue 14). kSettleAfterOwnIoNs outlasts such a slice; it costs that
   // much wall time per run, nothing measured.
   uint64_t settle_ns = 0;
+  // The caller ran validate(spec, target) already (the run module does, once per run).
+  bool spec_validated = false;
   // Tests: called after the write jobs, before the verify pass reads their blocks back (to
   // lose a write behind the engine's back at a known moment).
   std::function<void()> before_verify;

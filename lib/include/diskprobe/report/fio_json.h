@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "diskprobe/stats/results.h"
+#include "diskprobe/report/run_report.h"
 
 namespace diskprobe {
 
 // plus = json+: each clat_ns also carries its "bins" (latency in ns -> I/O count).
-nlohmann::json to_fio_json(const Results& r, bool plus);
+nlohmann::json to_fio_json(const RunReport& rep, bool plus);
 
 }  // namespace diskprobe

@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "diskprobe/stats/results.h"
+#include "diskprobe/report/run_report.h"
 
 namespace diskprobe {
 
-std::string render_html(const Results& r);
+std::string render_html(const RunReport& r);
 
 }  // namespace diskprobe

@@ -5,12 +5,12 @@
 
 #include <string>
 
-#include "diskprobe/stats/results.h"
+#include "diskprobe/report/run_report.h"
 
 namespace diskprobe {
 
 // Every sample carries device, model, serial, profile and volume_type labels (volume_type
 // from --volume TYPE:ARG, empty without it). No timestamps: the textfile collector refuses them.
-std::string render_openmetrics(const Results& r);
+std::string render_openmetrics(const RunReport& rep);
 
 }  // namespace diskprobe

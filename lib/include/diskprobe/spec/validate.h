@@ -1,5 +1,6 @@
 // The one check of a JobSpec against its target, before anything touches either: every
-// problem in one message. The engine runs it again itself, so a caller cannot skip it.
+// problem in one message. run_jobs runs it unless told (EngineOptions::spec_validated) that the
+// caller did, on the same spec and target.
 #pragma once
 
 #include <cstdint>

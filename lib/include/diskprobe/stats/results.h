@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "diskprobe/device/block_device.h"
-#include "diskprobe/device/environment.h"
-#include "diskprobe/acceptance/expect.h"
 #include "diskprobe/stats/histogram.h"
 #include "diskprobe/spec/job_spec.h"
 
@@ -88,7 +86,10 @@ struct AppliedSetting {
 };
 
 
+// What the engine measured, nothing else; a report wraps it in a RunReport (report/run_report.h).
 struct Results {
+  // The engine's copies of what it ran (run_jobs sets them); the report reads RunReport's.
+  // They go when engine.cpp stops setting them.
   JobSpec spec;
   std::string device;             // "/dev/loop3"
   std::string started_at;         // ISO 8601 UTC
@@ -101,13 +102,8 @@ struct Results {
   bool verified = false;          // a verify pass ran or reads were checked
   CpuUsage cpu;
   DiskStats disk;
-  std::string preflight;          // "safe" or the verdict summary
-  std::vector<AppliedSetting> tuning;
-  std::vector<std::string> notes; // "loop3 has no completion interrupt: running unpinned"
+  std::vector<std::string> notes; // the engine's: "io_uring registration refused (...)"
   bool interrupted = false;       // stopped early by SIGINT/SIGTERM
-  bool preflight_safe = true;     // the verdict behind `preflight`
-  RunEnvironment environment;     // filled by the caller (cmd), not the engine
-  std::vector<ExpectationResult> expectations;
 
   // Folds jobs into read/write/errors.
   void aggregate();

@@ -1,0 +1,251 @@
+// The run sequence. Every step's failure says what happened and what to do; everything applied
+// is restored on every way out (the Restoring guard below), and the zeroing gets the engine's
+// own Region, never one rebuilt from the spec.
+#include "diskprobe/run/run.h"
+
+#include <variant>
+
+#include <spdlog/spdlog.h>
+
+#include "diskprobe/base/units.h"
+#include "diskprobe/device/block_header.h"
+#include "diskprobe/spec/file_targets.h"
+#include "diskprobe/spec/region.h"
+
+namespace diskprobe::run {
+
+int exit_code(Outcome why) {
+  switch (why) {
+    case Outcome::Ok: return kOk;
+    case Outcome::BadInput: return kUsage;
+    case Outcome::Refused: return kRefused;
+    case Outcome::ExpectationsUnmet: return kExpectations;
+    default: return kRuntime;
+  }
+}
+
+namespace {
+
+Ended stop(Outcome why, std::string message) { return Ended{why, std::move(message), std::nullopt}; }
+
+Ended refused(const safety::Verdict& v, const std::string& why) {
+  return Ended{Outcome::Refused, v.device + " " + why, v};
+}
+
+bool stopped(const Request& req) { return req.stop && req.stop->load(); }
+
+std::string stopped_by(const Request& req) { return req.stopped_by ? req.stopped_by() : "interrupted"; }
+
+// Restores the tuner on every way out of the device run; restore() is safe twice.
+struct Restoring {
+  Tuner& tuner;
+  ~Restoring() {
+    if (auto st = tuner.restore(); !st) spdlog::error("error: {}", st.error());
+  }
+};
+
+// A failed verify or a job stopped by an I/O error fails the run after the report is out;
+// then unmet expectations.
+Ended measured_outcome(const RunReport& rep) {
+  const Results& r = rep.results;
+  if (r.verify.mismatches) {
+    const auto& m = r.verify.first.front();
+    return stop(Outcome::VerifyFailed, "verify: " + std::to_string(r.verify.mismatches) + " of " +
+                                           std::to_string(r.verify.blocks_checked) +
+                                           " blocks did not match; first at offset " + std::to_string(m.offset) +
+                                           ": " + mismatch_text(m));
+  }
+  if (r.errors.stopped) return stop(Outcome::IoStopped, r.errors.stop_reason);
+  size_t unmet = 0;
+  for (const auto& e : rep.expectations) unmet += e.met ? 0 : 1;
+  if (unmet) {
+    return stop(Outcome::ExpectationsUnmet, std::to_string(unmet) + " of " + std::to_string(rep.expectations.size()) +
+                                                " expectations not met: see the report");
+  }
+  return {};
+}
+
+// Random benchmark data can look like a partition table (fio issue #1942): the edges are
+// zeroed after every write run, interrupted or failed ones too, through the held claim, only
+// inside the region the engine was given.
+bool zero_after_write(Zeroing& zeroing, const safety::Checked& c, const Region& region) {
+  auto zeroed = zeroing.zero(c, region);
+  if (!zeroed) spdlog::error("error: {}", zeroed.error());
+  return zeroed.ok();
+}
+
+// The report is out first; then what the run found decides the ending.
+Ended report_and_end(const Request& req, const Steps& steps, RunReport& rep, const std::string& interrupted) {
+  rep.expectations = check_expectations(req.expectations, rep.results);
+  if (auto st = steps.outputs.report(rep); !st) return stop(Outcome::ReportLost, st.error());
+  if (!interrupted.empty() && rep.results.interrupted) return stop(Outcome::Interrupted, interrupted);
+  return measured_outcome(rep);
+}
+
+// --directory DIR or a file: no device preflight and no tuning; the filesystem is checked
+// instead (writable, room for the files, O_DIRECT), and the files this run made are removed
+// afterwards unless --keep-files.
+Ended run_files(const Request& req, const Steps& steps) {
+  const JobSpec& spec = req.spec;
+  const std::string file = spec.directory.empty() ? req.devices[0] : "";
+  if (!file.empty()) {
+    if (auto ok = steps.files.usable(file, spec); !ok) return stop(Outcome::BadInput, ok.error());
+  }
+  auto paths = file.empty() ? job_file_paths(spec.directory, spec) : req.devices;
+  if (auto ok = steps.files.no_signature(paths, spec); !ok) return stop(Outcome::Refused, ok.error());
+  auto target = steps.files.open(file, spec, req.keep_files);
+  if (!target) return stop(Outcome::SetupFailed, target.error());
+  if (stopped(req)) return stop(Outcome::InterruptedBefore, "interrupted before the run started");
+  if (auto st = validate(spec, *target); !st) return stop(Outcome::BadInput, st.error());
+  EngineOptions opts;
+  opts.stop = req.stop;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
+  opts.spec_validated = true;
+  auto results = steps.engine.run(spec, *target, opts, nullptr);
+  if (!results) return stop(Outcome::EngineFailed, results.error());
+  RunReport rep = report_of(std::move(*results), spec, target->path);
+  rep.preflight = "files: no device preflight (a filesystem holds them)";
+  rep.notes.insert(rep.notes.end(), req.notes.begin(), req.notes.end());
+  if (req.keep_files && steps.files.created_any()) rep.notes.push_back("--keep-files: the job files were kept");
+  steps.files.remove();
+  return report_and_end(req, steps, rep, "interrupted: partial results above");
+}
+
+// The device the run goes to: the DEVICE argument, or a scratch loop device made for it.
+std::variant<std::string, Ended> device_for(const Request& req, const Steps& steps) {
+  if (req.scratch.empty()) return req.devices[0];
+  auto size = parse_size(req.scratch);
+  if (!size) return stop(Outcome::BadInput, "--scratch: " + size.error());
+  auto path = steps.host.scratch(*size);
+  if (!path) return stop(Outcome::SetupFailed, "cannot create the scratch device: " + path.error());
+  return *path;
+}
+
+// The refused run's JUnit report carries the verdict.
+void report_refusal(const Request& req, const Steps& steps, const safety::Verdict& v) {
+  RunReport refused;
+  refused.spec = req.spec;
+  refused.device = v.device;
+  refused.preflight = v.summary();
+  refused.preflight_safe = false;
+  steps.outputs.refusal(refused);
+}
+
+Target target_of(const Steps& steps, const BlockDevice& dev) {
+  Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
+  steps.host.device_facts(dev, target);
+  return target;
+}
+
+// The spec the engine runs: fewer jobs when the plan clamped them to the CPUs there are.
+JobSpec plan_spec(const Request& req, const tuning::Plan& plan) {
+  JobSpec spec = req.spec;
+  spec.numjobs = plan.numjobs;
+  return spec;
+}
+
+// What the run measured, with what the report says around it.
+RunReport report_for(const Request& req, const Steps& steps, const safety::Checked& checked, const tuning::Plan& plan,
+                     Results results) {
+  results.interrupted = stopped(req);
+  RunReport rep = report_of(std::move(results), plan_spec(req, plan), checked.device.path);
+  rep.preflight = checked.verdict.summary();
+  rep.tuning = steps.tuner.applied();
+  rep.notes.insert(rep.notes.end(), req.notes.begin(), req.notes.end());
+  rep.notes.insert(rep.notes.end(), plan.notes.begin(), plan.notes.end());
+  rep.preflight_safe = true;
+  rep.environment = steps.host.environment(checked.device);
+  return rep;
+}
+
+// From the held, safe device to the report: plan, apply, recheck, engine, zero, restore.
+Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
+  const BlockDevice& dev = checked.device;
+  const JobSpec& spec = req.spec;
+  const Target target = target_of(steps, dev);
+  auto plan = steps.tuner.plan(dev, spec);
+  if (!plan) return stop(Outcome::SetupFailed, plan.error());
+  // The one validation of the run: of the spec the engine gets (the plan sets numjobs), on
+  // the target it gets, before any setting changes; the engine is told, and does not repeat it.
+  const JobSpec run_spec = plan_spec(req, *plan);
+  if (auto st = validate(run_spec, target); !st) return stop(Outcome::BadInput, st.error());
+  const Region region = resolve_region(run_spec, target);
+  if (auto refusal = req.strict ? strict_refusal(*plan) : std::nullopt) return stop(Outcome::BadInput, *refusal);
+  for (const auto& n : plan->notes) spdlog::info("{}", n);
+  for (const auto& adv : plan->advice) spdlog::info("advice: {}", adv);
+
+  Restoring restoring{steps.tuner};
+  if (!req.no_tune) {
+    if (auto st = steps.tuner.apply(dev.disk, *plan); !st) return stop(Outcome::SetupFailed, st.error());
+  }
+  if (stopped(req)) return stop(Outcome::InterruptedBefore, "interrupted before the run started; settings restored");
+  // Through the held O_EXCL descriptor right before the engine opens the device. Read mode
+  // holds no descriptor (it needs no claim): a read run has nothing to recheck.
+  if (auto again = mode == safety::Mode::Write ? steps.preflight.recheck(checked) : checked.verdict; !again.safe()) {
+    return refused(again, "changed since the preflight: nothing was written");
+  }
+  auto before = steps.host.counters(dev);
+  EngineOptions opts;
+  opts.cpus = plan->cpus;
+  opts.stop = req.stop;
+  opts.region = region;
+  opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
+  opts.spec_validated = true;
+  auto results = steps.engine.run(run_spec, target, opts, &dev);
+  auto after = steps.host.counters(dev);
+  bool zeroed = mode == safety::Mode::Read || zero_after_write(steps.zeroing, checked, region);
+  if (!results) return stop(Outcome::EngineFailed, results.error());
+  if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
+  RunReport rep = report_for(req, steps, checked, *plan, std::move(*results));
+  if (auto st = steps.tuner.restore(); !st) spdlog::error("error: {}", st.error());
+  Ended end = report_and_end(req, steps, rep, "");
+  if (end.why == Outcome::ReportLost) return end;
+  if (!zeroed) {
+    return stop(Outcome::EdgesNotZeroed,
+                "the benchmark data is still at the edges of " + dev.path +
+                    ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
+                    " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
+  }
+  if (rep.results.interrupted) {
+    return stop(Outcome::Interrupted, stopped_by(req) + ": partial results above; every setting was restored");
+  }
+  return end;
+}
+
+// The scratch device and the held preflight claim live until the report is written.
+Ended run_device(const Request& req, const Steps& steps) {
+  auto chosen = device_for(req, steps);
+  if (auto* end = std::get_if<Ended>(&chosen)) return *end;
+  const auto* device = std::get_if<std::string>(&chosen);
+  if (stopped(req)) return stop(Outcome::InterruptedBefore, "interrupted before the run started; nothing was changed");
+  if (auto st = steps.preflight.name(*device); !st) return stop(Outcome::BadInput, st.error());
+  auto mode = does_writes(req.spec.rw) ? safety::Mode::Write : safety::Mode::Read;
+  auto checked = steps.preflight.check(*device, mode);
+  if (!checked.verdict.safe()) {
+    report_refusal(req, steps, checked.verdict);
+    return refused(checked.verdict, kRefusedWhy);
+  }
+  return run_checked(req, steps, checked, mode);
+}
+
+}  // namespace
+
+std::optional<std::string> strict_refusal(const tuning::Plan& plan) {
+  if (plan.deviations.empty()) return std::nullopt;
+  std::string msg = "--strict: ";
+  for (size_t i = 0; i < plan.deviations.size(); ++i) msg += (i ? "; " : "") + plan.deviations[i];
+  return msg + "; nothing was changed (change the overrides, or drop --strict)";
+}
+
+Ended run(const Request& req, const Steps& steps) {
+  const bool one_target = req.scratch.empty() && req.devices.size() == 1;
+  if (!req.spec.directory.empty() || (one_target && steps.host.names_a_file(req.devices[0]))) {
+    return run_files(req, steps);
+  }
+  if (req.scratch.empty() && req.devices.size() != 1) {
+    return stop(Outcome::BadInput, "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
+  }
+  return run_device(req, steps);
+}
+
+}  // namespace diskprobe::run

@@ -1,0 +1,403 @@
+// The run sequence (cmd/run) driven with fakes: no root, no device, no host setting touched.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "diskprobe/run/run.h"
+
+using namespace diskprobe;
+using run::Outcome;
+
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+// Every fake writes what it was asked into one log, so a test sees the order of the steps.
+struct Log {
+  std::vector<std::string> calls;
+  bool has(const std::string& c) const { return std::find(calls.begin(), calls.end(), c) != calls.end(); }
+};
+
+safety::Verdict verdict(bool safe) {
+  safety::Verdict v;
+  v.device = "/dev/fake0";
+  if (!safe) v.reasons.push_back({"signature", "/dev/fake0 holds an ext4 filesystem"});
+  return v;
+}
+
+struct FakePreflight : run::Preflight {
+  Log& log;
+  bool safe = true, safe_again = true;
+  uint64_t size = 64 * kMiB;
+  explicit FakePreflight(Log& l) : log(l) {}
+  Status name(const std::string&) override { return Ok{}; }
+  safety::Checked check(const std::string& arg, safety::Mode) override {
+    log.calls.push_back("preflight " + arg);
+    safety::Checked c;
+    c.verdict = verdict(safe);
+    c.device.name = c.device.disk = "fake0";
+    c.device.path = "/dev/fake0";
+    c.device.size_bytes = size;
+    return c;
+  }
+  safety::Verdict recheck(const safety::Checked&) override {
+    log.calls.push_back("recheck");
+    return verdict(safe_again);
+  }
+};
+
+struct FakeTuner : run::Tuner {
+  Log& log;
+  std::vector<AppliedSetting> changed;
+  explicit FakeTuner(Log& l) : log(l) {}
+  Result<tuning::Plan> plan(const BlockDevice&, const JobSpec& spec) override {
+    tuning::Plan p;
+    p.numjobs = spec.numjobs;
+    return p;
+  }
+  Status apply(const std::string& disk, const tuning::Plan&) override {
+    log.calls.push_back("apply");
+    changed.push_back({"/sys/block/" + disk + "/queue/rq_affinity", "1", "2"});
+    return Ok{};
+  }
+  Status restore() override {
+    if (!changed.empty()) log.calls.push_back("restore");
+    changed.clear();
+    return Ok{};
+  }
+  std::vector<AppliedSetting> applied() const override { return changed; }
+};
+
+struct FakeEngine : run::Engine {
+  Log& log;
+  std::atomic<bool>* interrupt = nullptr;  // set while "running": a signal during the run
+  bool fail = false;
+  EngineOptions seen;
+  explicit FakeEngine(Log& l) : log(l) {}
+  Result<Results> run(const JobSpec&, const Target&, const EngineOptions& opts, const BlockDevice*) override {
+    log.calls.push_back("engine");
+    seen = opts;
+    if (interrupt) interrupt->store(true);
+    if (fail) return make_error("io_uring_queue_init: Cannot allocate memory");
+    return Results{};
+  }
+};
+
+struct FakeZeroing : run::Zeroing {
+  Log& log;
+  std::optional<Region> region;
+  explicit FakeZeroing(Log& l) : log(l) {}
+  Result<std::vector<safety::ByteRange>> zero(const safety::Checked& c, const Region& r) override {
+    log.calls.push_back("zero");
+    region = r;
+    return safety::edge_ranges(c.device.size_bytes, r);
+  }
+};
+
+struct FakeHost : run::Host {
+  bool names_a_file(const std::string&) override { return false; }
+  Result<std::string> scratch(uint64_t) override { return std::string("/dev/scratch0"); }
+  void device_facts(const BlockDevice&, Target&) override {}
+  Result<DiskCounters> counters(const BlockDevice&) override { return make_error("no counters in a fake"); }
+  RunEnvironment environment(const BlockDevice&) override { return {}; }
+};
+
+struct NoFiles : run::Files {
+  Status usable(const std::string&, const JobSpec&) override { return Ok{}; }
+  Status no_signature(const std::vector<std::string>&, const JobSpec&) override { return Ok{}; }
+  Result<Target> open(const std::string&, const JobSpec&, bool) override { return make_error("no files here"); }
+  bool created_any() const override { return false; }
+  void remove() override {}
+};
+
+struct FakeOutputs : run::Outputs {
+  Log& log;
+  explicit FakeOutputs(Log& l) : log(l) {}
+  Status report(const RunReport&) override {
+    log.calls.push_back("report");
+    return Ok{};
+  }
+  void refusal(const RunReport& r) override { log.calls.push_back(r.preflight_safe ? "junit?" : "junit refused"); }
+};
+
+struct Fixture {
+  Log log;
+  FakePreflight preflight{log};
+  FakeTuner tuner{log};
+  FakeEngine engine{log};
+  FakeZeroing zeroing{log};
+  FakeHost host;
+  NoFiles files;
+  FakeOutputs outputs{log};
+  std::atomic<bool> stop{false};
+  run::Request req;
+  Fixture() {
+    req.devices = {"fake0"};
+    req.spec.rw = RwMode::RandWrite;
+    req.spec.bs = 4096;
+    req.stop = &stop;
+  }
+  run::Ended go() { return run::run(req, {preflight, tuner, engine, zeroing, host, files, outputs}); }
+};
+
+}  // namespace
+
+TEST_CASE("a refused device never reaches apply or the engine, and exits 3", "[run]") {
+  Fixture f;
+  f.preflight.safe = false;
+  auto end = f.go();
+  CHECK(end.why == Outcome::Refused);
+  CHECK(run::exit_code(end.why) == 3);
+  REQUIRE(end.verdict);
+  CHECK(end.message == "/dev/fake0 " + std::string(run::kRefusedWhy));
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "junit refused"});
+}
+
+TEST_CASE("a safe write run goes preflight, apply, recheck, engine, zero, restore, report", "[run]") {
+  Fixture f;
+  auto end = f.go();
+  CHECK(end.why == Outcome::Ok);
+  CHECK(run::exit_code(end.why) == 0);
+  CHECK(f.log.calls ==
+        std::vector<std::string>{"preflight fake0", "apply", "recheck", "engine", "zero", "restore", "report"});
+}
+
+TEST_CASE("settings applied are restored when the engine fails", "[run]") {
+  Fixture f;
+  f.engine.fail = true;
+  auto end = f.go();
+  CHECK(end.why == Outcome::EngineFailed);
+  CHECK(run::exit_code(end.why) == 1);
+  CHECK(f.log.has("zero"));  // a failed write run's edges are zeroed too
+  CHECK(f.log.calls.back() == "restore");
+  CHECK(f.tuner.changed.empty());
+}
+
+TEST_CASE("settings applied are restored when the recheck refuses, and the engine never runs", "[run]") {
+  Fixture f;
+  f.preflight.safe_again = false;
+  auto end = f.go();
+  CHECK(end.why == Outcome::Refused);
+  CHECK(end.message == "/dev/fake0 changed since the preflight: nothing was written");
+  CHECK_FALSE(f.log.has("engine"));
+  CHECK(f.log.calls.back() == "restore");
+  CHECK(f.tuner.changed.empty());
+}
+
+TEST_CASE("settings applied are restored when interrupted, during the run or before it", "[run]") {
+  SECTION("during the run: the partial report is out, exit 1") {
+    Fixture f;
+    f.req.stopped_by = [] { return std::string("interrupted by Interrupt"); };
+    f.engine.interrupt = &f.stop;
+    auto end = f.go();
+    CHECK(end.why == Outcome::Interrupted);
+    CHECK(end.message == "interrupted by Interrupt: partial results above; every setting was restored");
+    CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "apply", "recheck", "engine", "zero",
+                                                  "restore", "report"});
+  }
+  SECTION("after apply, before the engine: nothing written") {
+    struct StopOnApply : FakeTuner {
+      std::atomic<bool>& stop;
+      StopOnApply(Log& l, std::atomic<bool>& s) : FakeTuner(l), stop(s) {}
+      Status apply(const std::string& disk, const tuning::Plan& p) override {
+        stop = true;
+        return FakeTuner::apply(disk, p);
+      }
+    };
+    Fixture f;
+    StopOnApply tuner(f.log, f.stop);
+    auto end = run::run(f.req, {f.preflight, tuner, f.engine, f.zeroing, f.host, f.files, f.outputs});
+    CHECK(end.why == Outcome::InterruptedBefore);
+    CHECK(run::exit_code(end.why) == 1);
+    CHECK_FALSE(f.log.has("engine"));
+    CHECK(f.log.calls.back() == "restore");
+  }
+}
+
+TEST_CASE("--no-tune applies nothing and restores nothing", "[run]") {
+  Fixture f;
+  f.req.no_tune = true;
+  CHECK(f.go().why == Outcome::Ok);
+  CHECK_FALSE(f.log.has("apply"));
+  CHECK_FALSE(f.log.has("restore"));
+}
+
+TEST_CASE("a read run is neither rechecked nor zeroed", "[run]") {
+  Fixture f;
+  f.req.spec.rw = RwMode::RandRead;
+  CHECK(f.go().why == Outcome::Ok);
+  CHECK_FALSE(f.log.has("recheck"));
+  CHECK_FALSE(f.log.has("zero"));
+}
+
+// The bug issue 16 removes the reason for: the zeroing rebuilt the region from the spec and
+// zeroed the whole device's first and last 4 MiB, outside a run's --offset 25% --size 50%.
+TEST_CASE("zeroing gets exactly the engine's resolved region", "[run][region]") {
+  struct Case {
+    const char* what;
+    double offset_percent, size_percent;
+    uint64_t offset, size;
+    uint32_t bs, bs_write;
+    Region want;
+  };
+  const uint64_t dev = 64 * kMiB;
+  const std::vector<Case> cases = {
+      {"--offset 25% --size 50%", 25, 50, 0, 0, 4096, 0, {16 * kMiB, 32 * kMiB, 4096, 4096}},
+      {"split block sizes bs=4k,64k", 25, 50, 0, 0, 4096, 65536, {16 * kMiB, 32 * kMiB, 4096, 65536}},
+      {"a byte offset and size", 0, 0, 1 * kMiB, 8 * kMiB, 4096, 0, {1 * kMiB, 8 * kMiB, 4096, 4096}},
+      {"the whole device", 0, 0, 0, 0, 4096, 0, {0, dev, 4096, 4096}},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      Fixture f;
+      f.preflight.size = dev;
+      f.req.spec.offset_percent = c.offset_percent;
+      f.req.spec.size_percent = c.size_percent;
+      f.req.spec.offset = c.offset;
+      f.req.spec.size = c.size;
+      f.req.spec.bs = c.bs;
+      f.req.spec.bs_write = c.bs_write;
+      REQUIRE(f.go().why == Outcome::Ok);
+      REQUIRE(f.zeroing.region);
+      REQUIRE(f.engine.seen.region);
+      const Region& z = *f.zeroing.region;
+      CHECK(z.offset == c.want.offset);
+      CHECK(z.size == c.want.size);
+      CHECK(z.read_bs == c.want.read_bs);
+      CHECK(z.write_bs == c.want.write_bs);
+      const Region& e = *f.engine.seen.region;
+      CHECK((e.offset == z.offset && e.size == z.size && e.write_bs == z.write_bs));
+      // What is zeroed stays inside the region.
+      for (const auto& r : safety::edge_ranges(dev, z)) {
+        CHECK(r.offset >= z.offset);
+        CHECK(r.offset + r.length <= z.write_end());
+      }
+    }
+  }
+}
+
+TEST_CASE("the engine is told the spec was validated: validate() runs once per run", "[run]") {
+  Fixture f;
+  REQUIRE(f.go().why == Outcome::Ok);
+  CHECK(f.engine.seen.spec_validated);
+}
+
+TEST_CASE("a spec the target cannot take is bad input before any change", "[run]") {
+  Fixture f;
+  f.req.spec.bs = 1000;  // not a multiple of the logical block size
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK(run::exit_code(end.why) == 2);
+  CHECK_FALSE(f.log.has("apply"));
+  CHECK_FALSE(f.log.has("engine"));
+}
+
+TEST_CASE("--strict refuses a plan that falls short, before any change", "[run]") {
+  struct ShortPlan : FakeTuner {
+    using FakeTuner::FakeTuner;
+    Result<tuning::Plan> plan(const BlockDevice& d, const JobSpec& s) override {
+      auto p = FakeTuner::plan(d, s);
+      p->deviations.push_back("rq_affinity cannot be set");
+      return p;
+    }
+  };
+  Fixture f;
+  ShortPlan tuner(f.log);
+  f.req.strict = true;
+  auto end = run::run(f.req, {f.preflight, tuner, f.engine, f.zeroing, f.host, f.files, f.outputs});
+  CHECK(end.why == Outcome::BadInput);
+  CHECK(end.message == "--strict: rq_affinity cannot be set; nothing was changed (change the overrides, or drop --strict)");
+  CHECK_FALSE(f.log.has("apply"));
+}
+
+TEST_CASE("exit codes: the README's table", "[run]") {
+  CHECK(run::exit_code(Outcome::Ok) == 0);
+  CHECK(run::exit_code(Outcome::BadInput) == 2);
+  CHECK(run::exit_code(Outcome::Refused) == 3);
+  CHECK(run::exit_code(Outcome::ExpectationsUnmet) == 4);
+  for (auto why : {Outcome::SetupFailed, Outcome::InterruptedBefore, Outcome::EngineFailed, Outcome::ReportLost,
+                   Outcome::EdgesNotZeroed, Outcome::Interrupted, Outcome::VerifyFailed, Outcome::IoStopped}) {
+    CHECK(run::exit_code(why) == 1);
+  }
+}
+
+namespace {
+
+// A file run's files: fio's filename=FILE, opened as asked.
+struct FakeFiles : run::Files {
+  Log& log;
+  bool foreign = false;  // an existing file with someone's signature
+  explicit FakeFiles(Log& l) : log(l) {}
+  Status usable(const std::string&, const JobSpec&) override { return Ok{}; }
+  Status no_signature(const std::vector<std::string>& paths, const JobSpec&) override {
+    if (foreign) return make_error(paths[0] + " holds an ext4 filesystem");
+    return Ok{};
+  }
+  Result<Target> open(const std::string& file, const JobSpec&, bool) override {
+    log.calls.push_back("open " + file);
+    Target t;
+    t.path = file;
+    t.size_bytes = 64 * kMiB;
+    return t;
+  }
+  bool created_any() const override { return true; }
+  void remove() override { log.calls.push_back("remove files"); }
+};
+
+struct FileHost : FakeHost {
+  bool names_a_file(const std::string&) override { return true; }
+};
+
+}  // namespace
+
+TEST_CASE("a file run has no device preflight, no tuning and no zeroing", "[run][files]") {
+  Fixture f;
+  FakeFiles files(f.log);
+  FileHost host;
+  f.req.devices = {"/var/tmp/job.dat"};
+  auto end = run::run(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, host, files, f.outputs});
+  CHECK(end.why == Outcome::Ok);
+  CHECK(f.log.calls == std::vector<std::string>{"open /var/tmp/job.dat", "engine", "remove files", "report"});
+  CHECK(f.engine.seen.spec_validated);
+}
+
+TEST_CASE("a file holding someone's data is refused before it is opened", "[run][files]") {
+  Fixture f;
+  FakeFiles files(f.log);
+  files.foreign = true;
+  FileHost host;
+  f.req.devices = {"/var/tmp/job.dat"};
+  auto end = run::run(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, host, files, f.outputs});
+  CHECK(end.why == Outcome::Refused);
+  CHECK(run::exit_code(end.why) == 3);
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("no DEVICE, --scratch or --directory is bad input", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK(end.message == "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("a --scratch size that is no size is bad input, and no scratch device is made", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  f.req.scratch = "lots";
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK_THAT(end.message, Catch::Matchers::StartsWith("--scratch: "));
+  CHECK(f.log.calls.empty());
+}
+
+TEST_CASE("a --scratch run goes to the scratch device the host made", "[run]") {
+  Fixture f;
+  f.req.devices.clear();
+  f.req.scratch = "64M";
+  CHECK(f.go().why == Outcome::Ok);
+  CHECK(f.log.calls.front() == "preflight /dev/scratch0");
+}
