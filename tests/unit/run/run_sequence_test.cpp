@@ -51,10 +51,11 @@ struct FakePreflight : run::Preflight {
 struct FakeTuner : run::Tuner {
   Log& log;
   std::vector<AppliedSetting> changed;
+  unsigned plan_numjobs = 0;  // what the plan sets (test100w: one job per queue); 0 = the spec's
   explicit FakeTuner(Log& l) : log(l) {}
   Result<tuning::Plan> plan(const BlockDevice&, const JobSpec& spec) override {
     tuning::Plan p;
-    p.numjobs = spec.numjobs;
+    p.numjobs = plan_numjobs ? plan_numjobs : spec.numjobs;
     return p;
   }
   Status apply(const std::string& disk, const tuning::Plan&) override {
@@ -75,10 +76,12 @@ struct FakeEngine : run::Engine {
   std::atomic<bool>* interrupt = nullptr;  // set while "running": a signal during the run
   bool fail = false;
   EngineOptions seen;
+  JobSpec seen_spec;
   explicit FakeEngine(Log& l) : log(l) {}
-  Result<Results> run(const JobSpec&, const Target&, const EngineOptions& opts, const BlockDevice*) override {
+  Result<Results> run(const JobSpec& spec, const Target&, const EngineOptions& opts, const BlockDevice*) override {
     log.calls.push_back("engine");
     seen = opts;
+    seen_spec = spec;
     if (interrupt) interrupt->store(true);
     if (fail) return make_error("io_uring_queue_init: Cannot allocate memory");
     return Results{};
@@ -282,6 +285,24 @@ TEST_CASE("the engine is told the spec was validated: validate() runs once per r
   Fixture f;
   REQUIRE(f.go().why == Outcome::Ok);
   CHECK(f.engine.seen.spec_validated);
+}
+
+// The engine skips its own check when told, so the one check must be of what it runs: the
+// spec after the plan set numjobs, not the spec as the user gave it.
+TEST_CASE("the one validation is of the spec the plan made, the one the engine gets", "[run]") {
+  Fixture f;
+  f.tuner.plan_numjobs = 4;
+  REQUIRE(f.go().why == Outcome::Ok);
+  CHECK(f.engine.seen_spec.numjobs == 4);
+  CHECK(f.engine.seen.spec_validated);
+
+  Fixture g;
+  g.tuner.plan_numjobs = static_cast<unsigned>(kMaxNumjobs) + 1;  // valid as given, not as planned
+  auto end = g.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK_THAT(end.message, Catch::Matchers::Contains("numjobs"));
+  CHECK_FALSE(g.log.has("apply"));
+  CHECK_FALSE(g.log.has("engine"));
 }
 
 TEST_CASE("a spec the target cannot take is bad input before any change", "[run]") {
