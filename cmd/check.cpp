@@ -24,7 +24,7 @@ int cmd_check(const cli::Args& a, const SysRoot& root) {
   }
   if (checked.device.name.empty()) {  // the name did not resolve: say why as `run` does
     NameError why = NameError::None;
-    if (!parse_device_name(a.positional[0], &why)) return name_exit(why);
+    if (!parse_device_name(root, a.positional[0], &why)) return name_exit(why);
   }
   return checked.verdict.safe() ? kOk : kRefused;
 }

@@ -37,7 +37,7 @@ Result<JobSpec> spec_from(const Args& a, std::string_view name);  // the profile
 // A name that is no block device (a FIFO, /dev/null, a directory) is bad input, 2; one that
 // names nothing is refused (3, not-found), as the README says. `check` and `run` answer alike.
 Exit name_exit(NameError why);
-std::optional<int> bad_device_name(const std::string& arg);
+std::optional<int> bad_device_name(const SysRoot& root, const std::string& arg);
 int refused(const safety::Verdict& v, const std::string& why);
 std::string journal_dir();
 

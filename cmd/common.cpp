@@ -35,9 +35,9 @@ Exit name_exit(NameError why) { return why == NameError::NotFound ? kRefused : k
 
 // run and tune: a DEVICE that is not a device name, or no block device, is bad input before
 // anything else; nullopt for a name, even one of nothing (the preflight refuses that).
-std::optional<int> bad_device_name(const std::string& arg) {
+std::optional<int> bad_device_name(const SysRoot& root, const std::string& arg) {
   NameError why = NameError::None;
-  if (auto name = parse_device_name(arg, &why); !name && why != NameError::NotFound) {
+  if (auto name = parse_device_name(root, arg, &why); !name && why != NameError::NotFound) {
     return fail(name_exit(why), name.error());
   }
   return std::nullopt;

@@ -20,7 +20,7 @@ namespace diskprobe::cli {
 
 Status SystemPreflight::name(const std::string& device_arg) {
   NameError why = NameError::None;
-  if (auto name = parse_device_name(device_arg, &why); !name && why != NameError::NotFound) {
+  if (auto name = parse_device_name(root_, device_arg, &why); !name && why != NameError::NotFound) {
     return make_error(name.error());
   }
   return Ok{};

@@ -39,8 +39,8 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   }
   auto spec = spec_from(a, a.profile.empty() ? "essd-plx-latency" : a.profile);
   if (!spec) return fail(kUsage, spec.error());
-  if (auto rc = bad_device_name(a.positional[0])) return *rc;
-  auto name = parse_device_name(a.positional[0]);
+  if (auto rc = bad_device_name(root, a.positional[0])) return *rc;
+  auto name = parse_device_name(root, a.positional[0]);
   auto dev = name ? read_block_device(root, *name) : Result<BlockDevice>(make_error(name.error()));
   if (!dev) {  // names nothing: refused (3, not-found) as check and run refuse it
     auto v = safety::preflight(root, a.positional[0], safety::Mode::Read, preflight_options(a, false)).verdict;

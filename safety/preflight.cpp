@@ -358,7 +358,7 @@ class Preflight {
 
   bool resolve(std::string_view arg) {
     NameError why = NameError::None;
-    auto name = parse_device_name(arg, &why);
+    auto name = parse_device_name(root_, arg, &why);
     if (!name) {
       add(name_code(why), name.error());
       return false;

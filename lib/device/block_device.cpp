@@ -45,7 +45,7 @@ Error name_error(NameError* why, NameError kind, std::string msg) {
 
 }  // namespace
 
-Result<std::string> parse_device_name(std::string_view arg, NameError* why) {
+Result<std::string> parse_device_name(const SysRoot& root, std::string_view arg, NameError* why) {
   if (why) *why = NameError::None;
   std::string a(arg);
   if (a.empty()) return name_error(why, NameError::BadName, "empty device name: give a name like vdc or /dev/vdc");
@@ -71,10 +71,10 @@ Result<std::string> parse_device_name(std::string_view arg, NameError* why) {
                       a + " is not a block device: give a disk such as /dev/vdc");
   }
   // The kernel name comes from sysfs, so /dev/disk/by-id links and renamed nodes work too.
+  std::string target =
+      root.sys_realpath("dev/block/" + std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)));
+  if (!target.empty()) return fs::path(target).filename().string();
   std::error_code ec;
-  std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
-  auto target = fs::canonical(dev, ec);
-  if (!ec) return target.filename().string();
   auto canon = fs::canonical(a, ec);
   if (!ec && canon.parent_path() == "/dev") return canon.filename().string();
   return name_error(why, NameError::NotFound, a + " is a block device that sysfs does not list");

@@ -1,4 +1,11 @@
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
 
 #include "diskprobe/device/block_device.h"
 #include "diskprobe/device/loop_device.h"
@@ -11,8 +18,8 @@ const SysRoot kFixture(std::string(DISKPROBE_FIXTURES) + "/core/sys", std::strin
 }
 
 TEST_CASE("parse_device_name accepts kernel names and refuses traversal", "[core]") {
-  CHECK(*parse_device_name("vdc") == "vdc");
-  CHECK(*parse_device_name("nvme0n1") == "nvme0n1");
+  CHECK(*parse_device_name(kFixture, "vdc") == "vdc");
+  CHECK(*parse_device_name(kFixture, "nvme0n1") == "nvme0n1");
   struct Bad {
     const char* arg;
     NameError why;
@@ -27,10 +34,42 @@ TEST_CASE("parse_device_name accepts kernel names and refuses traversal", "[core
   for (const auto& b : bad) {
     INFO(b.arg);
     NameError why = NameError::None;
-    auto r = parse_device_name(b.arg, &why);
+    auto r = parse_device_name(kFixture, b.arg, &why);
     CHECK_FALSE(r.ok());
     CHECK(why == b.why);
   }
+}
+
+// A path's kernel name comes from dev/block/MAJ:MIN under the SysRoot, not from the host's
+// /sys: a node of the host is looked up in a tree made here, which names it otherwise.
+TEST_CASE("parse_device_name reads a path's kernel name through the SysRoot", "[core]") {
+  namespace fs = std::filesystem;
+  std::string node;
+  struct stat st {};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/dev", ec)) {  // stat(2) only: nothing is opened
+    if (::stat(e.path().c_str(), &st) == 0 && S_ISBLK(st.st_mode)) {
+      node = e.path().string();
+      break;
+    }
+  }
+  if (node.empty()) {
+    WARN("no block device node in /dev: test skipped");
+    return;
+  }
+  char tmpl[] = "/var/tmp/diskprobe-sysroot-XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const fs::path sys = fs::path(tmpl) / "sys";
+  fs::create_directories(sys / "devices/virtual/block/renamed0");
+  fs::create_directories(sys / "dev/block");
+  const std::string majmin = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+  fs::create_directory_symlink("../../devices/virtual/block/renamed0", sys / "dev/block" / majmin);
+  const SysRoot root(sys.string(), (fs::path(tmpl) / "proc").string());
+  auto name = parse_device_name(root, node);
+  fs::remove_all(tmpl);
+  INFO(node << " is " << majmin);
+  REQUIRE(name.ok());
+  CHECK(*name == "renamed0");
 }
 
 TEST_CASE("read_block_device reads a disk and its partition from a sysfs tree", "[core]") {

@@ -32,9 +32,10 @@ struct BlockDevice {
 // Checks a user's DEVICE argument: a bare kernel name ("vdc": letters, digits, '-', '_',
 // '.', ':', never "..") or an absolute path with no ".." ("/dev/vdc", "/dev/disk/by-id/...").
 // A path is resolved with stat(2) (never opened) to the kernel name of the block device
-// it is; an error says whether it is missing or not a block device.
+// it is, read from `root`'s dev/block/MAJ:MIN; an error says whether it is missing or not a
+// block device.
 enum class NameError { None, BadName, NotFound, NotBlockDevice };
-Result<std::string> parse_device_name(std::string_view arg, NameError* why = nullptr);
+Result<std::string> parse_device_name(const SysRoot& root, std::string_view arg, NameError* why = nullptr);
 
 // Reads the device's model from sysfs. Fails when sysfs has no such block device.
 Result<BlockDevice> read_block_device(const SysRoot& root, std::string_view name);
