@@ -20,9 +20,9 @@ seed() {  # target corpus-dir
   local t=$1 dir=$2 f n=0
   case $t in
     profile_fuzz)
-      cp "$top"/profiles/*.json "$dir"/
+      cp "$top"/profiles/builtin/*.json "$dir"/
       # A profile that extends another, the other after the separator.
-      { printf '{"extends": "base", "workload": {"iodepth": 4}}\n----\n'; cat "$top/profiles/essd-plx-iops.json"; } \
+      { printf '{"extends": "base", "workload": {"iodepth": 4}}\n----\n'; cat "$top/profiles/builtin/essd-plx-iops.json"; } \
         >"$dir/extends-seed" ;;
     fio_cli_fuzz) cp "$top"/tests/fuzz/seeds/fio_cli/* "$dir"/ ;;
     expect_fuzz) cp "$top"/tests/fuzz/seeds/expect/* "$dir"/ ;;

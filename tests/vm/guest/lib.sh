@@ -2,7 +2,7 @@
 # 1 on failure (saying what it expected and what it got), 77 when the guest lacks something.
 # Tests run one after another in one boot: each leaves the disks as it found them.
 dp=$DP_BUILD/cmd/diskprobe
-export DISKPROBE_PROFILE_DIR=$DP_SRC/profiles
+export DISKPROBE_PROFILE_DIR=$DP_SRC/profiles/builtin
 T=$(mktemp -d /tmp/vmtest.XXXXXX)
 cleanups=()
 on_exit() { local i; for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do eval "${cleanups[i]}" >/dev/null 2>&1; done; }
