@@ -182,8 +182,6 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
   if (std::string e = run_threads(plan, opts, outs, &started_at); !e.empty()) return make_error(e);
   if (std::string e = jobs_error(outs); !e.empty()) return make_error(e);
 
-  r.spec = spec;
-  r.device = target.path;
   r.started_at = iso8601_utc(started_at);
   merge_jobs(plan, outs, r);
   r.verified = plan.verify_reads;

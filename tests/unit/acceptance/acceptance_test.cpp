@@ -22,8 +22,6 @@ const std::vector<std::string> kBuiltIn{DISKPROBE_PROFILE_SOURCE_DIR};
 // 10 s of 4k writes: 50,000 IOPS, 195.3 MiB/s; latencies 100 us, one 3 ms outlier.
 Results results_50k() {
   Results r;
-  r.spec.name = "t";
-  r.spec.bs = 4096;
   r.runtime_s = 10;
   r.write.ios = 500000;
   r.write.bytes = 500000ull * 4096;
@@ -33,8 +31,12 @@ Results results_50k() {
   return r;
 }
 
-RunReport safe_report(const Results& r) {
-  RunReport rep = report_of(r);
+// ... of job "t", 4k blocks.
+RunReport safe_report(const Results& r, std::string name = "t") {
+  JobSpec spec;
+  spec.name = std::move(name);
+  spec.bs = 4096;
+  RunReport rep = report_of(r, spec, "/dev/vdc");
   rep.preflight = "safe";
   return rep;
 }
@@ -266,10 +268,9 @@ TEST_CASE("the report says how much of the provisioned IOPS was delivered", "[vo
 
 TEST_CASE("JUnit: one testsuite, a testcase for the preflight and each expectation", "[junit]") {
   auto r = results_50k();
-  r.spec.name = "essd<&>";
   std::vector<Expectation> list{*parse_expectation("iops>=48000"), *parse_expectation("iops>=60000"),
                                 *parse_expectation("write.lat.max<=2ms")};
-  RunReport rep = safe_report(r);
+  RunReport rep = safe_report(r, "essd<&>");
   rep.expectations = check_expectations(list, r);
   auto xml = render_junit(rep);
   CHECK_THAT(xml, Contains("<testsuites tests=\"4\" failures=\"2\">"));
@@ -302,9 +303,7 @@ TEST_CASE("one JSON form of a JobSpec, with units in its names", "[profiles][jso
   CHECK(j["host"]["hold_cstates"] == true);
   CHECK(j["host"]["rq_affinity"].is_null());
   CHECK(j["expect"] == nlohmann::json::array({"errors==0"}));
-  Results r;
-  r.spec = *spec;
-  CHECK(to_json(report_of(r))["job"] == j);  // the run report's job object is the same document
+  CHECK(to_json(report_of(Results{}, *spec, "/dev/vdc"))["job"] == j);  // the run report's job object is the same document
 }
 
 TEST_CASE("a user profile extends a built-in one and changes only what it says", "[profiles][extends]") {

@@ -122,8 +122,7 @@ TEST_CASE("group_reporting: on, the text report sums the jobs; off, each job get
   CHECK(spec_of(*parse({"run", "--group_reporting"}, error)).group_reporting);
 
   Results r;
-  r.spec = s;
-  r.spec.name = "two";
+  s.name = "two";
   r.runtime_s = 1;
   r.jobs.resize(2);
   for (unsigned j = 0; j < 2; ++j) {
@@ -134,12 +133,12 @@ TEST_CASE("group_reporting: on, the text report sums the jobs; off, each job get
     r.jobs[j].write.lat.record(10000);
   }
   r.aggregate();
-  std::string text = render_text(report_of(r));
+  std::string text = render_text(report_of(r, s, "/dev/vdc"));
   CHECK_THAT(text, Contains("two: (groupid=0, job=0)"));
   CHECK_THAT(text, Contains("two: (groupid=0, job=1)"));
   CHECK_THAT(text, Contains("write: IOPS=1000,") && Contains("write: IOPS=2000,") && Contains("write: IOPS=3000,"));
-  r.spec.group_reporting = true;
-  text = render_text(report_of(r));
+  s.group_reporting = true;
+  text = render_text(report_of(r, s, "/dev/vdc"));
   CHECK_THAT(text, !Contains("job=0"));
   CHECK_THAT(text, Contains("write: IOPS=3000,"));
 }

@@ -422,9 +422,9 @@ TEST_CASE("verify: a write run checks every block it wrote; a block changed behi
   CHECK(r->verify.mismatches == 1);
 
   // The report says so, in text and JSON.
-  std::string text = render_text(report_of(*r));
+  std::string text = render_text(report_of(*r, rd, f.path()));
   CHECK_THAT(text, Contains("mismatches=1") && Contains("offset 20480"));
-  auto j = to_json(report_of(*r));
+  auto j = to_json(report_of(*r, rd, f.path()));
   CHECK(j["verify"]["mismatches"] == 1);
   CHECK(j["verify"]["first_mismatches"][0]["offset_bytes"] == 20480);
 }
@@ -596,7 +596,8 @@ TEST_CASE("file target: created and laid out at size when missing, used as it is
 
 TEST_CASE("report: a percentile list replaces fio's default in text and JSON") {
   Results r;
-  r.spec.percentiles = {50, 99, 99.9};
+  JobSpec spec;
+  spec.percentiles = {50, 99, 99.9};
   r.runtime_s = 1;
   r.write.bs = 4096;
   for (uint64_t v = 1000; v <= 100000; v += 10) {
@@ -608,10 +609,10 @@ TEST_CASE("report: a percentile list replaces fio's default in text and JSON") {
   }
   r.write.ios_per_second = {5000, 4900, 5100};
   r.runtime_s = 3;
-  std::string text = render_text(report_of(r));
+  std::string text = render_text(report_of(r, spec, "/dev/vdc"));
   CHECK_THAT(text, Contains("50.00th=[") && Contains("99.90th=["));
   CHECK(text.find(" 1.00th=[") == std::string::npos);
-  auto j = to_json(report_of(r));
+  auto j = to_json(report_of(r, spec, "/dev/vdc"));
   CHECK(j["write"]["clat_ns"]["percentiles"].size() == 3);
   CHECK(j["write"]["iops_per_s_stats"]["min"] == 4900);
   CHECK(j["write"]["iops_per_s_stats"]["max"] == 5100);
@@ -647,12 +648,12 @@ TEST_CASE("report: errors per kind with their first offsets, in text and JSON") 
   CHECK(r.errors.eio.first_offset == 8192);
   CHECK(r.errors.enospc.first_offset == 1 << 20);
   CHECK(r.errors.stopped);
-  std::string text = render_text(report_of(r));
+  std::string text = render_text(report_of(r, JobSpec{}, "/dev/vdc"));
   CHECK_THAT(text, Contains("EIO            : 2, first at offset 8192"));
   CHECK_THAT(text, Contains("ENOSPC         : 1, first at offset 1048576"));
   CHECK_THAT(text, Contains("short write    : 1, first at offset 12288"));
   CHECK_THAT(text, Contains("stopped      : job 1: write error"));
-  auto j = to_json(report_of(r));
+  auto j = to_json(report_of(r, JobSpec{}, "/dev/vdc"));
   CHECK(j["errors"]["eio"]["count"] == 2);
   CHECK(j["errors"]["enospc"]["first_offset_bytes"] == 1 << 20);
   CHECK(j["errors"]["other"]["first_offset_bytes"].is_null());
@@ -661,7 +662,8 @@ TEST_CASE("report: errors per kind with their first offsets, in text and JSON") 
 
 TEST_CASE("fio issue 1984: p99.9999 is never reported above the max, and keeps its digits") {
   Results r;
-  r.spec.percentiles = {50, 99.9999};
+  JobSpec spec;
+  spec.percentiles = {50, 99.9999};
   r.runtime_s = 1;
   r.write.bs = 4096;
   // A few samples with one large outlier: the bucket midpoint of the top rank would sit
@@ -673,13 +675,13 @@ TEST_CASE("fio issue 1984: p99.9999 is never reported above the max, and keeps i
     r.write.ios++;
     r.write.bytes += 4096;
   }
-  auto j = to_json(report_of(r));
+  auto j = to_json(report_of(r, spec, "/dev/vdc"));
   auto pct = j["write"]["clat_ns"]["percentiles"];
   REQUIRE(pct.contains("99.9999"));
   CHECK(pct["99.9999"].get<uint64_t>() <= r.write.clat.max());
   CHECK(pct["99.9999"].get<uint64_t>() >= r.write.clat.min());
   CHECK(pct["50.00"].get<uint64_t>() >= r.write.clat.min());
-  CHECK_THAT(render_text(report_of(r)), Contains("99.9999th=["));
+  CHECK_THAT(render_text(report_of(r, spec, "/dev/vdc")), Contains("99.9999th=["));
   for (double p : {0.0001, 1.0, 50.0, 99.9999, 100.0}) {
     CHECK(r.write.clat.percentile(p) >= r.write.clat.min());
     CHECK(r.write.clat.percentile(p) <= r.write.clat.max());

@@ -135,11 +135,11 @@ TEST_CASE("verify: an older write of this run left at an offset (the last write 
     REQUIRE(r->verify.first.size() == 1);
     CHECK(r->verify.first[0].offset == 10 * kBs);
     CHECK(mismatch_text(r->verify.first[0]) == "stale: seq 11, expected 523");
-    auto j = to_json(report_of(*r));
+    auto j = to_json(report_of(*r, spec, f.path()));
     CHECK(j["verify"]["first_mismatches"][0]["reason"] == "stale");
     CHECK(j["verify"]["first_mismatches"][0]["seq"] == 11);
     CHECK(j["verify"]["first_mismatches"][0]["expected_seq"] == 523);
-    CHECK_THAT(render_text(report_of(*r)), Contains("mismatch: job 0, offset 40960: stale: seq 11, expected 523"));
+    CHECK_THAT(render_text(report_of(*r, spec, f.path())), Contains("mismatch: job 0, offset 40960: stale: seq 11, expected 523"));
   }
   SECTION("random map: a last pass cut short; one block it rewrote and one it had not reached yet") {
     File f(kRegion);

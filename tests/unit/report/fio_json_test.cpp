@@ -14,13 +14,13 @@ namespace {
 // Two jobs of 4k random writes, 2.5 s each: 1000 writes per job at 40/50/60 us clat, 2 us slat.
 RunReport two_job_results() {
   Results r;
-  r.spec.name = "fiojson";
-  r.spec.rw = RwMode::RandWrite;
-  r.spec.bs = 4096;
-  r.spec.iodepth = 8;
-  r.spec.numjobs = 2;
-  r.spec.runtime_s = 2.5;
-  r.device = "/dev/loop7";
+  JobSpec spec;
+  spec.name = "fiojson";
+  spec.rw = RwMode::RandWrite;
+  spec.bs = 4096;
+  spec.iodepth = 8;
+  spec.numjobs = 2;
+  spec.runtime_s = 2.5;
   r.started_at = "2026-12-01T15:48:41Z";
   r.runtime_s = 2.5;
   for (unsigned n = 0; n < 2; ++n) {
@@ -51,7 +51,7 @@ RunReport two_job_results() {
   r.disk.write_ticks_ms = 95;
   r.disk.time_in_queue_ms = 90;
   r.disk.util_percent = 88.5;
-  RunReport rep = report_of(std::move(r));
+  RunReport rep = report_of(std::move(r), spec, "/dev/loop7");
   rep.preflight = "safe";
   rep.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
   rep.environment.diskprobe_version = "0.1.0";
@@ -175,11 +175,12 @@ TEST_CASE("fio-json+ bins are keyed by fio's own bucket values and sum to N", "[
   // Values fio 3.33 itself wrote: 19068 ns went to its bin "19072", a p1 of 54016 is a bin
   // value too, and below 128 ns every value is its own bin.
   Results one;
-  one.spec.name = "bins";
+  JobSpec one_spec;
+  one_spec.name = "bins";
   one.runtime_s = 1;
   one.write.ios = 3;
   for (uint64_t ns : {19068u, 54000u, 100u}) one.write.clat.record(ns);
-  json b = to_fio_json(report_of(one), true)["jobs"][0]["write"]["clat_ns"]["bins"];
+  json b = to_fio_json(report_of(one, one_spec, "/dev/loop7"), true)["jobs"][0]["write"]["clat_ns"]["bins"];
   CHECK(b == json{{"19072", 1}, {"54016", 1}, {"100", 1}});
 }
 

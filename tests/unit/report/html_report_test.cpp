@@ -17,14 +17,18 @@ size_t count(const std::string& hay, const std::string& needle) {
   return n;
 }
 
+JobSpec mixed_spec() {
+  JobSpec s;
+  s.name = "mixed <test>";
+  s.rw = RwMode::RandRW;
+  s.bs = 4096;
+  s.iodepth = 8;
+  s.numjobs = 1;
+  return s;
+}
+
 Results mixed_run() {
   Results r;
-  r.spec.name = "mixed <test>";
-  r.spec.rw = RwMode::RandRW;
-  r.spec.bs = 4096;
-  r.spec.iodepth = 8;
-  r.spec.numjobs = 1;
-  r.device = "/dev/loop7";
   r.started_at = "2026-11-30T22:00:00Z";
   r.runtime_s = 5.4;  // five whole seconds and a partial one
   JobResult j;
@@ -48,7 +52,7 @@ Results mixed_run() {
 }
 
 RunReport report(const Results& r) {
-  RunReport rep = report_of(r);
+  RunReport rep = report_of(r, mixed_spec(), "/dev/loop7");
   rep.preflight = "safe";
   rep.tuning.push_back({"/sys/block/loop7/queue/rq_affinity", "1", "2"});
   return rep;

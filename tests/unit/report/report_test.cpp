@@ -11,16 +11,21 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// The seed's ESSD PL-X latency run (fio 3.12, 30 s randwrite 4k QD1), rebuilt by hand.
+// The seed's ESSD PL-X latency job (fio 3.12, 30 s randwrite 4k QD1).
+JobSpec seed_spec() {
+  JobSpec s;
+  s.name = "test";
+  s.rw = RwMode::RandWrite;
+  s.bs = 4096;
+  s.iodepth = 1;
+  s.numjobs = 1;
+  s.runtime_s = 30;
+  return s;
+}
+
+// What that run measured, rebuilt by hand.
 Results seed_like_results() {
   Results r;
-  r.spec.name = "test";
-  r.spec.rw = RwMode::RandWrite;
-  r.spec.bs = 4096;
-  r.spec.iodepth = 1;
-  r.spec.numjobs = 1;
-  r.spec.runtime_s = 30;
-  r.device = "/dev/vdc";
   r.started_at = "2022-03-08T16:20:45Z";
   r.runtime_s = 30.001;
 
@@ -63,7 +68,7 @@ Results seed_like_results() {
 
 // The report the seed run's measurement went out in.
 RunReport report(const Results& r) {
-  RunReport rep = report_of(r);
+  RunReport rep = report_of(r, seed_spec(), "/dev/vdc");
   rep.preflight = "safe";
   rep.tuning.push_back({"/sys/block/vdc/queue/rq_affinity", "1", "2"});
   return rep;
@@ -143,7 +148,7 @@ TEST_CASE("text report says when a run was interrupted or had errors") {
   r.jobs[0].errors.first_errno = EIO;
   r.jobs[0].errors.first_offset = 8192;
   r.aggregate();
-  auto text = render_text(report_of(r));
+  auto text = render_text(report_of(r, seed_spec(), "/dev/vdc"));
   INFO(text);
   CHECK_THAT(
       text,
@@ -155,13 +160,14 @@ TEST_CASE("text report says when a run was interrupted or had errors") {
 
 TEST_CASE("text report switches to larger units for big numbers") {
   Results r;
-  r.spec.rw = RwMode::Read;
-  r.spec.bs = 128 * 1024;
+  JobSpec spec;
+  spec.rw = RwMode::Read;
+  spec.bs = 128 * 1024;
   r.runtime_s = 10;
   JobResult j;
   j.runtime_s = 10;
   j.read.ios = 100000;  // 10000 IOPS of 128 KiB: 1250 MiB/s
-  j.read.bytes = j.read.ios * r.spec.bs;
+  j.read.bytes = j.read.ios * spec.bs;
   for (int i = 0; i < 1000; ++i) {  // 3..4 ms
     j.read.clat.record(3000000 + i * 1000);
     j.read.lat.record(3000000 + i * 1000);
@@ -169,7 +175,7 @@ TEST_CASE("text report switches to larger units for big numbers") {
   for (int s = 0; s < 10; ++s) j.read.ios_per_second.push_back(10000);
   r.jobs.push_back(j);
   r.aggregate();
-  auto text = render_text(report_of(r));
+  auto text = render_text(report_of(r, spec, "/dev/vdc"));
   INFO(text);
   CHECK_THAT(text, Contains("  read: IOPS=10.0k, BW=1250MiB/s (1311MB/s)(12.2GiB/10000msec)\n"));
   CHECK_THAT(text, Contains("    clat (usec): min=3000, max=3999, avg=3499.50, stdev="));
@@ -232,7 +238,7 @@ TEST_CASE("json report carries every field with its unit") {
 TEST_CASE("json disk is null when the disk counters were not read") {
   auto r = seed_like_results();
   r.disk.valid = false;
-  CHECK(to_json(report_of(r))["disk"].is_null());
+  CHECK(to_json(report_of(r, seed_spec(), "/dev/vdc"))["disk"].is_null());
 }
 
 TEST_CASE("render picks the format and parse_output_format knows text, json and junit") {
@@ -242,8 +248,8 @@ TEST_CASE("render picks the format and parse_output_format knows text, json and 
   CHECK(parse_output_format("junit") == OutputFormat::Junit);
   CHECK_FALSE(parse_output_format("xml").has_value());
   CHECK_FALSE(parse_output_format("").has_value());
-  CHECK(render(report_of(r), OutputFormat::Text) == render_text(report_of(r)));
-  auto doc = nlohmann::json::parse(render(report_of(r), OutputFormat::Json));
+  CHECK(render(report_of(r, seed_spec(), "/dev/vdc"), OutputFormat::Text) == render_text(report_of(r, seed_spec(), "/dev/vdc")));
+  auto doc = nlohmann::json::parse(render(report_of(r, seed_spec(), "/dev/vdc"), OutputFormat::Json));
   CHECK(doc["write"]["ios"] == 1107300);
 }
 
@@ -251,13 +257,13 @@ TEST_CASE("render picks the format and parse_output_format knows text, json and 
 // (report_keys.h), and this is what would catch a writer and a reader that drifted apart.
 TEST_CASE("the JSON report reads back through run_summary with the figures it wrote", "[report][compare]") {
   Results r = seed_like_results();
-  r.spec.name = "essd-plx-latency";
   r.interrupted = true;
   ExpectationResult e;
   e.expectation.text = "write.iops>=30000";
   e.measured = 36900;
   e.met = true;
   RunReport rep = report(r);
+  rep.spec.name = "essd-plx-latency";
   rep.expectations.push_back(e);
   nlohmann::json j = to_json(rep);
   auto s = summarize_run(j, "r.json");

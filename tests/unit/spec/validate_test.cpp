@@ -89,3 +89,24 @@ TEST_CASE("validate: the limits are the header's constants") {
   CHECK_THAT(e, Contains("runtime 86401 s is above the limit of 86400 s"));
   CHECK_THAT(e, Contains("ramp_time 86401 s is above the limit of 86400 s"));
 }
+
+TEST_CASE("validate: every problem is reported in one message") {
+  JobSpec s;
+  s.bs = 1000;
+  s.offset = 100;
+  s.iodepth = 0;
+  s.numjobs = 5000;
+  s.runtime_s = 0;
+  s.time_based = true;
+  s.rwmixread = 101;
+  auto st = validate(s, Target{"/dev/vdc", 1 << 30, 512});
+  REQUIRE_FALSE(st.ok());
+  const auto& e = st.error();
+  CHECK_THAT(e, Contains("/dev/vdc: 6 problems: "));
+  CHECK_THAT(e, Contains("bs 1000 is not a multiple"));
+  CHECK_THAT(e, Contains("offset 100 is not aligned to the device's logical block size 512"));
+  CHECK_THAT(e, Contains("iodepth 0 is out of range: use 1 to 65536"));
+  CHECK_THAT(e, Contains("numjobs 5000 is out of range: use 1 to 4096"));
+  CHECK_THAT(e, Contains("time_based needs a runtime above 0 s"));
+  CHECK_THAT(e, Contains("rwmixread 101 is above 100 percent"));
+}

@@ -35,12 +35,4 @@ inline RunReport report_of(Results results, JobSpec spec, std::string device) {
   return rep;
 }
 
-// The same with the engine's copies of its spec and device (Results::spec, ::device); goes
-// with them.
-inline RunReport report_of(Results results) {
-  JobSpec spec = results.spec;
-  std::string device = results.device;
-  return report_of(std::move(results), std::move(spec), std::move(device));
-}
-
 }  // namespace diskprobe

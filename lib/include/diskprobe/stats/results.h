@@ -88,10 +88,6 @@ struct AppliedSetting {
 
 // What the engine measured, nothing else; a report wraps it in a RunReport (report/run_report.h).
 struct Results {
-  // The engine's copies of what it ran (run_jobs sets them); the report reads RunReport's.
-  // They go when engine.cpp stops setting them.
-  JobSpec spec;
-  std::string device;             // "/dev/loop3"
   std::string started_at;         // ISO 8601 UTC
   double runtime_s = 0;           // wall time of the measured part
   std::vector<JobResult> jobs;
