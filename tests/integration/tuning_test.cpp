@@ -388,15 +388,28 @@ TEST_CASE("CLI run sets rq_affinity, scheduler and nomerges and restores them af
   CHECK(cli.j.none());
 }
 
-TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nomerges", "[tuning][cli]") {
+// A 120 s run started on a new loop device, REQUIREd to have applied its settings and written
+// its journal; `before` is the queue as it was, `want` what the run set.
+struct AppliedRun {
   LoopDevice loop = testing::make_loop(128ull << 20);
   Cli cli;
-  const QueueState before = read_state(loop);
-  const QueueState want = wanted(loop);
-  pid_t pid = cli.spawn(run_args(loop, want, "120"));
-  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
-  if (!applied) abandon(pid, cli);
-  REQUIRE(applied);
+  QueueState before = read_state(loop);
+  QueueState want = wanted(loop);
+  pid_t pid = -1;
+  AppliedRun() {
+    pid = cli.spawn(run_args(loop, want, "120"));
+    bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
+    if (!applied) abandon(pid, cli);
+    REQUIRE(applied);
+  }
+};
+
+TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nomerges", "[tuning][cli]") {
+  AppliedRun run;
+  LoopDevice& loop = run.loop;
+  Cli& cli = run.cli;
+  const QueueState& before = run.before;
+  const pid_t pid = run.pid;
   CHECK(holds_cpu_dma_latency(pid));  // essd-plx-latency holds C-states off
   REQUIRE(::kill(pid, SIGINT) == 0);
   int rc = wait_exit(pid);
@@ -410,14 +423,12 @@ TEST_CASE("CLI run interrupted by SIGINT restores rq_affinity, scheduler and nom
 }
 
 TEST_CASE("CLI run killed with SIGKILL is undone by `diskprobe tune --restore`", "[tuning][cli]") {
-  LoopDevice loop = testing::make_loop(128ull << 20);
-  Cli cli;
-  const QueueState before = read_state(loop);
-  const QueueState want = wanted(loop);
-  pid_t pid = cli.spawn(run_args(loop, want, "120"));
-  bool applied = wait_until(pid, [&] { return read_state(loop) == want && fs::exists(cli.j.of(loop)); });
-  if (!applied) abandon(pid, cli);
-  REQUIRE(applied);
+  AppliedRun run;
+  LoopDevice& loop = run.loop;
+  Cli& cli = run.cli;
+  const QueueState& before = run.before;
+  const QueueState& want = run.want;
+  const pid_t pid = run.pid;
   REQUIRE(::kill(pid, SIGKILL) == 0);
   CHECK(wait_exit(pid) == 128 + SIGKILL);
   CHECK(read_state(loop) == want);  // nobody put it back

@@ -8,6 +8,23 @@
 using namespace diskprobe;
 using Catch::Matchers::Contains;
 
+namespace {
+
+// A spec with six problems, one of each kind validate() checks in turn.
+JobSpec six_problems() {
+  JobSpec s;
+  s.bs = 1000;
+  s.offset = 100;
+  s.iodepth = 0;
+  s.numjobs = 5000;
+  s.runtime_s = 0;
+  s.time_based = true;
+  s.rwmixread = 101;
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("validate: a good spec passes") {
   JobSpec s;
   CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
@@ -52,14 +69,7 @@ TEST_CASE("validate: a region outside the target") {
 }
 
 TEST_CASE("validate: the problems come in one order: blocks and region, engine options, durations, mix") {
-  JobSpec s;
-  s.bs = 1000;
-  s.offset = 100;
-  s.iodepth = 0;
-  s.numjobs = 5000;
-  s.runtime_s = 0;
-  s.time_based = true;
-  s.rwmixread = 101;
+  const JobSpec s = six_problems();
   const std::string e = validate(s, Target{"/dev/vdc", 1 << 30, 512}).error();
   size_t at = 0;
   for (const char* what : {"bs 1000", "offset 100", "iodepth 0", "numjobs 5000", "time_based needs", "rwmixread 101"}) {
@@ -91,14 +101,7 @@ TEST_CASE("validate: the limits are the header's constants") {
 }
 
 TEST_CASE("validate: every problem is reported in one message") {
-  JobSpec s;
-  s.bs = 1000;
-  s.offset = 100;
-  s.iodepth = 0;
-  s.numjobs = 5000;
-  s.runtime_s = 0;
-  s.time_based = true;
-  s.rwmixread = 101;
+  const JobSpec s = six_problems();
   auto st = validate(s, Target{"/dev/vdc", 1 << 30, 512});
   REQUIRE_FALSE(st.ok());
   const auto& e = st.error();
