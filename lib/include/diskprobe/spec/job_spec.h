@@ -59,6 +59,21 @@ struct HostWishes {
   std::optional<unsigned> cstate_latency_limit_us;
 };
 
+// fio's steadystate (ss=KIND:LIMIT[%]), ss_dur and ss_ramp: a time-based job ends early once the
+// group's per-second IOPS or bandwidth holds still over a rolling window. iops/bw: every sample
+// of the window within LIMIT of the window's mean; *_slope: the least-squares slope of the
+// window within LIMIT (per second). LIMIT is a share of the mean when `percent`, else IOPS or
+// bytes/s.
+enum class SteadyStateKind { None, Iops, IopsSlope, Bw, BwSlope };
+struct SteadyState {
+  SteadyStateKind kind = SteadyStateKind::None;
+  double limit = 0;
+  bool percent = false;
+  double duration_s = 0;  // ss_dur: the window (whole seconds)
+  double ramp_s = 0;      // ss_ramp: seconds after the measured window opens before the first sample
+  bool enabled() const { return kind != SteadyStateKind::None; }
+};
+
 struct JobSpec {
   std::string name = "diskprobe";   // profile name
   std::string description;
@@ -111,6 +126,12 @@ struct JobSpec {
 
   uint32_t write_bs() const { return bs_write ? bs_write : bs; }
   uint32_t max_bs() const { return bs > write_bs() ? bs : write_bs(); }
+
+  // fio's rate_iops=R,W and rate=R,W: each job's cap per direction, [0] read, [1] write
+  // (0 = no cap). rate is in bytes/s.
+  uint64_t rate_iops[2] = {0, 0};
+  uint64_t rate_bytes[2] = {0, 0};
+  SteadyState steadystate;
 
   HostWishes host;
 

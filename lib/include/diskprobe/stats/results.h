@@ -86,6 +86,17 @@ struct AppliedSetting {
 };
 
 
+// What a steadystate criterion found (JobSpec::steadystate): fio's "steadystate" object.
+struct SteadyStateResult {
+  bool checked = false;      // a criterion was asked
+  bool attained = false;     // the run ended because it held over the whole window
+  double criterion = 0;      // the last judged value, in the limit's unit (% of the mean or absolute)
+  double max_deviation = 0;  // of the last window: largest |sample - mean|, IOPS or bytes/s
+  double slope = 0;          // of the last window: least-squares slope per second
+  double duration_s = 0;     // the window's length
+  std::vector<uint64_t> iops, bw;  // the last window's samples (all jobs, per second)
+};
+
 // What the engine measured, nothing else; a report wraps it in a RunReport (report/run_report.h).
 struct Results {
   std::string started_at;         // ISO 8601 UTC
@@ -100,6 +111,7 @@ struct Results {
   DiskStats disk;
   std::vector<std::string> notes; // the engine's: "io_uring registration refused (...)"
   bool interrupted = false;       // stopped early by SIGINT/SIGTERM
+  SteadyStateResult steadystate;
 
   // Folds jobs into read/write/errors.
   void aggregate();

@@ -53,6 +53,29 @@ struct Request {
 
 Ended run(const Request& req, const Steps& steps);
 
+// A multi-phase run (accept's phases, curve's steps) on one device: one preflight, in write
+// mode when any phase writes, and one claim held across all phases; each phase on its own
+// tuning plan, applied before it and restored after it; the edges zeroed after every phase
+// that wrote. req.spec is the first phase's spec (for the refusal report); req.expectations
+// are ignored: each phase carries its own.
+struct Phase {
+  std::string name;                       // "random write IOPS", "QD 8"
+  JobSpec spec;
+  std::vector<Expectation> expectations;  // judged on this phase's results
+};
+struct PhaseReport {
+  Phase phase;
+  RunReport report;                       // expectations checked
+};
+// Asked before each phase, with the reports so far: the next phase, or nullopt to stop.
+using NextPhase = std::function<std::optional<Phase>(const std::vector<PhaseReport>& done)>;
+struct PhasesEnded {
+  Ended end;                              // Ok when every phase ran; the first failure otherwise
+  std::vector<PhaseReport> phases;        // every phase that ran, in order
+};
+// Outputs::report is not called per phase: the caller writes the one report of the whole run.
+PhasesEnded run_phases(const Request& req, const Steps& steps, const NextPhase& next);
+
 // --strict (run and tune): a plan that falls short of the profile is refused before any
 // change; the message, or nullopt for a plan that does not.
 std::optional<std::string> strict_refusal(const tuning::Plan& plan);
