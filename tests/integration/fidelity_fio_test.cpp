@@ -234,17 +234,21 @@ class CstatesHeld {
 // (measured: p50 0.5, 10 or 80 us from one run to the next, for both tools), so a median of five
 // rounds compared coin tosses: a CI run failed on fio's 0.6 us against diskprobe's 6.5 us. So the
 // test places both: the unbound workqueues on CPU 0 while this lives (the mask is restored when
-// the test ends, also on a failed REQUIRE; not on SIGKILL), each tool on CPU 0 or on CPU 1.
+// the test ends, also on a failed REQUIRE), each tool on CPU 0 or on CPU 1. The host's mask is
+// also kept in kSaved while the test runs: a run killed by SIGKILL left "1" behind, and the
+// next run took that for the host's value and restored it; now the next run restores the saved one.
 class UnboundWorkqueuesOnCpu0 {
  public:
   UnboundWorkqueuesOnCpu0() {
     if (::sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
-    std::string old = testing::read_sysfs(kMask);
-    if (old.empty() || !write_mask("1")) return;
+    std::string old = testing::read_sysfs(kSaved);
+    if (old.empty()) old = testing::read_sysfs(kMask);
+    if (old.empty() || !save(old) || !write_mask("1")) return;
     old_ = old;
   }
   ~UnboundWorkqueuesOnCpu0() {
-    if (!old_.empty()) write_mask(old_);
+    if (old_.empty()) return;
+    if (write_mask(old_)) ::unlink(kSaved);
   }
   UnboundWorkqueuesOnCpu0(const UnboundWorkqueuesOnCpu0&) = delete;
   UnboundWorkqueuesOnCpu0& operator=(const UnboundWorkqueuesOnCpu0&) = delete;
@@ -252,13 +256,16 @@ class UnboundWorkqueuesOnCpu0 {
 
  private:
   static constexpr const char* kMask = "/sys/devices/virtual/workqueue/cpumask";
-  static bool write_mask(const std::string& mask) {
-    int fd = ::open(kMask, O_WRONLY | O_CLOEXEC);
+  static constexpr const char* kSaved = "/run/diskprobe-fidelity-workqueue-cpumask";
+  static bool write_to(const char* path, const std::string& text, int flags) {
+    int fd = ::open(path, O_WRONLY | O_CLOEXEC | flags, 0600);
     if (fd < 0) return false;
-    bool ok = ::write(fd, mask.data(), mask.size()) == static_cast<ssize_t>(mask.size());
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
     return ok;
   }
+  static bool write_mask(const std::string& mask) { return write_to(kMask, mask, 0); }
+  static bool save(const std::string& mask) { return write_to(kSaved, mask, O_CREAT | O_TRUNC); }
   std::string old_;
 };
 
