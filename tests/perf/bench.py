@@ -445,8 +445,10 @@ INSTR_COUNTS = (20_000, 120_000)  # I/Os per counted run; the difference is per 
 
 def callgrind_total(argv, outdir):
     """Runs argv under callgrind; returns the instructions of every process it made (fio forks
-    its jobs, and each process under valgrind prints its own total)."""
-    cg = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={outdir}/cg.%p"]
+    its jobs, and each process under valgrind prints its own total). --trace-children: the
+    installed diskprobe is a launcher that execs the real binary, and without it callgrind
+    counted the launcher's few hundred instructions only."""
+    cg = ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={outdir}/cg.%p"]
     p, _, _, _ = run_tool(cg + argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} under callgrind: exit {p.returncode}: {p.stderr.strip()[-500:]}")
