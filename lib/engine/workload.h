@@ -113,7 +113,7 @@ class Workload {
     (write ? out_.write : out_.read).bytes += bytes;
     return true;
   }
-  void timed(bool write, uint64_t slat, uint64_t clat, ptrdiff_t second, uint64_t n) {
+  [[gnu::always_inline]] void timed(bool write, uint64_t slat, uint64_t clat, ptrdiff_t second, uint64_t n) {
     DirectionStats& d = write ? out_.write : out_.read;
     d.ios += n;
     d.slat.record(slat, n);
