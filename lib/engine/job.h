@@ -76,6 +76,7 @@ struct JobRun {
   JobTotals* totals = nullptr;                          // steadystate: published per batch
   const std::atomic<uint64_t>* steady_stop = nullptr;  // steadystate: the watch's stop, once
   JobResult* result;
+  bool window_paced_ = false;  // the schedule was started again at the window's opening
 
   JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
       : plan(p), work(p, job, out), stop(s), result(&out) {
@@ -99,13 +100,7 @@ struct JobRun {
 
   // Once per loop iteration, after the batch was reaped at `t`.
   void check(uint64_t t, JobOutput& out) {
-    if (!work.window_open() && t >= open_at) {
-      work.open_window(t);  // this batch is not measured
-      // The rate's schedule starts again with the window, as fio's when the ramp ends: the
-      // I/Os due while the first completion was awaited would go at once inside it, above the
-      // cap (1,243 IOPS for 1,237 when it took 17 ms).
-      pacer.start_window(t);
-    }
+    if (!work.window_open() && t >= open_at) work.open_window(t);  // this batch is not measured
     if (!measuring && t >= open_at) {
       measuring = true;
       cpu_start = thread_cpu();  // ramp's CPU time is not counted either
@@ -121,14 +116,25 @@ struct JobRun {
     }
   }
 
-  // Rate caps and steadystate, once per reaped batch; the loops call it only when either is on.
-  void extras() {
+  // Rate caps and steadystate, once per reaped batch after check(); the loops call it only
+  // when either is on (so nothing of it is in the loop without them).
+  void extras(uint64_t t, JobOutput& out) {
+    if (!window_paced_ && work.window_open()) {
+      // The rate's schedule starts again with the window, as fio's when the ramp ends: the
+      // I/Os due while the first completion was awaited would go at once inside it, above the
+      // cap (1,243 IOPS for 1,237 when it took 17 ms).
+      window_paced_ = true;
+      pacer.start_window(work.measure_start());
+    }
     if (totals) {
       totals->ios.store(result->read.ios + result->write.ios, std::memory_order_relaxed);
       totals->bytes.store(result->read.bytes + result->write.bytes, std::memory_order_relaxed);
     }
     if (steady_stop) {
-      if (uint64_t k = steady_stop->load(std::memory_order_relaxed)) stop_after_second(k);
+      if (uint64_t k = steady_stop->load(std::memory_order_relaxed)) {
+        stop_after_second(k);
+        check(t, out);  // stops now if that deadline has passed
+      }
     }
   }
 
@@ -150,8 +156,8 @@ struct JobRun {
     for (;;) {
       const uint64_t t = now_ns(), due = pacer.due(write);
       if (t >= due) return true;
-      extras();
       check(t, out);
+      extras(t, out);
       if (stopping) return false;
       uint64_t nap = std::min(due - t, kMaxPacedSleepNs);
       if (deadline > t) nap = std::min(nap, deadline - t);

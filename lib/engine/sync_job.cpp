@@ -50,8 +50,8 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
     } else {
       run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
     }
-    if constexpr (kExtras) run.extras();
     run.check(t, out);
+    if constexpr (kExtras) run.extras(t, out);
   }
   if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
   run.finish(out);

@@ -161,9 +161,12 @@ template <bool kExtras>
 [[gnu::always_inline]] inline UringJob::Batch UringJob::prep_batch() {
   Batch b;
   Workload& work = run_.work;
-  bool nothing_new = nfree_ == 0 || work.exhausted();
-  if constexpr (kExtras) nothing_new = nothing_new && held_ == kNone;
-  if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && nothing_new))) return b;
+  auto nothing_new = [&]() __attribute__((always_inline)) {  // asked last, as before the caps
+    bool none = nfree_ == 0 || work.exhausted();
+    if constexpr (kExtras) none = none && held_ == kNone;
+    return none;
+  };
+  if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && nothing_new()))) return b;
   io_uring* ring = ring_.get();
   const uint64_t t_prep = now_ns();
   unsigned room = io_uring_sq_space_left(ring);
@@ -181,16 +184,19 @@ template <bool kExtras>
   return b;
 }
 
-// Stopping: -EAGAIN'd I/Os are dropped, not resent; so is an I/O held for its time.
+// Stopping: -EAGAIN'd I/Os are dropped, not resent.
 void UringJob::drop_retries() {
   for (uint32_t i = 0; i < nretry_; ++i) run_.work.dropped(slots_[retry_[i]].write, slots_[retry_[i]].offset);
   nfree_ += nretry_;
   nretry_ = 0;
-  if (held_ != kNone) {
-    run_.work.dropped(slots_[held_].write, slots_[held_].offset);
-    free_[nfree_++] = held_;
-    held_ = kNone;
-  }
+}
+
+// Stopping: so is an I/O held for its time.
+void UringJob::drop_held() {
+  if (held_ == kNone) return;
+  run_.work.dropped(slots_[held_].write, slots_[held_].offset);
+  free_[nfree_++] = held_;
+  held_ = kNone;
 }
 
 // The held I/O is not due yet: wait for a completion or its time, whichever comes first, at
@@ -315,7 +321,10 @@ Status UringJob::run_loop(JobOutput& out) {
   if (plan_.probe_async) async_every_ = probe_.start(t_reaped);
   for (;;) {
     const Batch b = prep_batch<kExtras>();
-    if (run_.stopping) drop_retries();
+    if (run_.stopping) {
+      drop_retries();
+      if constexpr (kExtras) drop_held();
+    }
     // Nothing in flight and nothing to issue (a held I/O is still to issue).
     if (nfree_ + nretry_ == plan_.slots) break;
     int ret = submit_and_wait<kExtras>(b);
@@ -326,8 +335,8 @@ Status UringJob::run_loop(JobOutput& out) {
     }
     reap(t_reaped);
     if (probe_.due(t_reaped)) async_every_ = probe_.step(t_reaped, reaped_);
-    if constexpr (kExtras) run_.extras();
     run_.check(t_reaped, out);
+    if constexpr (kExtras) run_.extras(t_reaped, out);
   }
   run_.finish(out);
   out.probe = probe_.result();

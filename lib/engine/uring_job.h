@@ -44,6 +44,7 @@ class UringJob {
   void fill_free(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
   void fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
   void drop_retries();
+  void drop_held();
   template <bool kExtras>
   int submit_and_wait(const Batch& b);
   int wait_due();
