@@ -1,0 +1,221 @@
+// rate_iops, rate and steadystate (issue 17) on real loop devices, fio 3.33 beside as the
+// reference: caps held within 0.5% on a device faster than them, steady state attained early
+// on a steady throttle (cgroup v1 blkio) as fio's is, and not attained when the test moves the
+// throttle while the run runs; bad values refused before anything is touched. A cap is an upper
+// bound whatever the machine does, so a figure above it fails at once; one below it fails only
+// when it is low in every round while fio, run in the same rounds, stayed within it in one
+// (a 2-core machine at load 45 stalled one job for a second: -41% once, within the next round).
+// About a minute: not in the sanitizer build.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <string>
+#include <thread>
+
+#include "harness.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kBound = 0.005;  // the issue's 0.5% of the cap
+constexpr int kRounds = 3;        // rounds a case may take when fio says the machine is busy
+constexpr uint64_t kMiB = 1ull << 20;
+
+void need_fio() {
+  if (testing::sh("fio --version").exit_code != 0) {
+    std::fprintf(stderr, "SKIP: fio is not installed (packaging/install-deps.sh --test installs it)\n");
+    std::exit(77);
+  }
+}
+
+bool have_throttle() {
+  if (fs::exists("/sys/fs/cgroup/blkio/blkio.throttle.read_iops_device")) return true;
+  WARN("SKIP: cgroup v1 blkio with throttling is not mounted at /sys/fs/cgroup/blkio");
+  return false;
+}
+
+json run_json(const std::string& line) {
+  auto r = testing::sh(line);
+  INFO(line << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out.substr(r.out.find('{')));
+}
+
+// The region keeps clear of the first and last 4 MiB, which a write run zeroes afterwards.
+std::string diskprobe_line(const std::string& dev, const std::string& workload) {
+  return std::string(DISKPROBE_BIN) + " run --profile essd-plx-iops " + dev + " --no-tune --offset 8M --size 200M " +
+         workload + " --output-format json";
+}
+std::string fio_line(const std::string& dev, const std::string& workload) {
+  return "fio --name=rate --filename=" + dev + " --ioengine=io_uring --direct=1 --time_based --group_reporting" +
+         " --offset=8M --size=200M --randrepeat=0 --output-format=json " + workload;
+}
+
+struct CapCase {
+  const char* what;
+  const char* dir;      // read or write
+  double cap;           // the whole group's: per job times numjobs; IOPS or bytes/s
+  bool bytes;
+  std::string workload;  // the same words for both tools
+};
+
+uint64_t sum(const std::vector<uint64_t>& v) { return std::accumulate(v.begin(), v.end(), uint64_t{0}); }
+
+}  // namespace
+
+TEST_CASE("rate_iops and rate hold each job to its cap within 0.5%, as fio's do", "[fidelity][rate]") {
+  need_fio();
+  const CapCase cases[] = {
+      {"1,237 read IOPS, QD1, 1 job", "read", 1237, false,
+       "--rw=randread --bs=4k --iodepth=1 --numjobs=1 --runtime=3 --rate_iops=1237"},
+      {"1,237 write IOPS a job, QD16, 2 jobs", "write", 2 * 1237, false,
+       "--rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --runtime=3 --rate_iops=,1237"},
+      {"7 MiB/s read, 16k, QD16, 1 job", "read", 7.0 * kMiB, true,
+       "--rw=randread --bs=16k --iodepth=16 --numjobs=1 --runtime=3 --rate=7m"},
+      {"7 MiB/s write a job, 4k, QD1, 2 jobs", "write", 2 * 7.0 * kMiB, true,
+       "--rw=write --bs=4k --iodepth=1 --numjobs=2 --runtime=3 --rate=7m"},
+  };
+  auto loop = testing::make_loop(256 * kMiB);
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      bool passed = false, fio_within = false;
+      for (int round = 0; round < kRounds && !passed; ++round) {
+        json f = run_json(fio_line(loop.path(), c.workload))["jobs"][0][c.dir];
+        json all = run_json(diskprobe_line(loop.path(), c.workload));
+        const json& d = all[c.dir];
+        double fio = f[c.bytes ? "bw_bytes" : "iops"].get<double>() / c.cap - 1;
+        // Each job against its own cap, over its own window: the group's figure divides by the
+        // longest window, so a job whose first completion came late on a busy machine (its
+        // window opens there) drags it down (measured: -17% with fio's -0.02%).
+        const auto jobs = all["jobs"].size();
+        double dp = 1, dp_high = -1;
+        for (const auto& j : all["jobs"]) {
+          double e = j[c.dir][c.bytes ? "bw_bytes_per_s" : "iops"].get<double>() * jobs / c.cap - 1;
+          dp = std::min(dp, e);
+          dp_high = std::max(dp_high, e);
+        }
+        std::printf("rate: %-40s round %d: diskprobe %+.3f%%  fio %+.3f%% of the cap\n", c.what, round + 1, dp * 100,
+                    fio * 100);
+        INFO(c.what << ": diskprobe " << dp * 100 << "%, fio " << fio * 100 << "% off the cap " << c.cap);
+        REQUIRE(dp_high <= kBound);  // above a cap is diskprobe's error, never noise
+        // Whole seconds add up to the total when the window is 3 s; opened late, its last
+        // second is partial and left out of the samples.
+        auto samples = d["iops_samples"].get<std::vector<uint64_t>>();
+        if (all["runtime_s"].get<double>() >= 2.99) {
+          CHECK(sum(samples) == d["ios"].get<uint64_t>());
+          CHECK(samples.size() == 3);
+        }
+        if (dp >= -kBound) {
+          passed = true;
+        } else if (fio >= -kBound) {
+          fio_within = true;  // diskprobe low where fio was not: another round, on a busy machine
+        }
+      }
+      // Low in every round, while fio was within in one: diskprobe's, not the machine's.
+      if (!passed && fio_within) FAIL_CHECK("diskprobe ran below the cap in every round where fio was within it");
+      if (!passed && !fio_within) WARN(c.what << ": both tools below the cap in every round: the machine is too busy");
+    }
+  }
+}
+
+TEST_CASE("steadystate is attained early on a steady throttle, as fio's is", "[fidelity][steadystate]") {
+  need_fio();
+  if (!have_throttle()) return;
+  auto loop = testing::make_loop(256 * kMiB);
+  testing::BlkioCgroup cg("diskprobe-steady-" + std::to_string(::getpid()));
+  cg.set("blkio.throttle.read_iops_device", testing::dev_numbers(loop.path()) + " 3000");
+  // fio's own words for both: 2% of the mean over 5 s, from 2 s in; 30 s at most.
+  const std::string workload = "--rw=randread --bs=4k --iodepth=4 --numjobs=1 --runtime=30 --ss=iops:2% "
+                               "--ss_dur=5 --ss_ramp=2";
+  json f = run_json(cg.run_inside(fio_line(loop.path(), workload)))["jobs"][0];
+  std::printf("steadystate: fio attained=%d after %.1f s\n", f["steadystate"]["attained"].get<int>(),
+              f["job_runtime"].get<double>() / 1000);
+  json d = run_json(cg.run_inside(diskprobe_line(loop.path(), workload)));
+  const json& ss = d["steadystate"];
+  std::printf("steadystate: diskprobe attained=%d after %.1f s, window %s\n", ss["attained"].get<bool>(),
+              d["runtime_s"].get<double>(), ss["iops_samples"].dump().c_str());
+  INFO(d.dump());
+  CHECK(f["steadystate"]["attained"] == 1);
+  REQUIRE(ss["attained"] == true);
+  CHECK(d["runtime_s"].get<double>() < 15);  // 2 + 5 s when steady from the start; 30 s would be the limit
+  CHECK(d["runtime_s"].get<double>() >= 7 - 0.05);
+  CHECK(ss["iops_samples"].size() == 5);
+  for (const auto& x : ss["iops_samples"]) CHECK(std::abs(x.get<double>() / 3000 - 1) < 0.02);
+  const json& r = d["read"];
+  CHECK(sum(r["iops_samples"].get<std::vector<uint64_t>>()) == r["ios"].get<uint64_t>());
+  CHECK(r["iops"].get<double>() <= 3000 * (1 + kBound));
+}
+
+TEST_CASE("steadystate is not attained while the throttle moves: the run goes to its limit, flagged",
+          "[fidelity][steadystate]") {
+  if (!have_throttle()) return;
+  auto loop = testing::make_loop(256 * kMiB);
+  testing::BlkioCgroup cg("diskprobe-unsteady-" + std::to_string(::getpid()));
+  const std::string limit_file = "blkio.throttle.read_iops_device";
+  const std::string dev = testing::dev_numbers(loop.path());
+  cg.set(limit_file, dev + " 3000");
+  const std::string workload = "--rw=randread --bs=4k --iodepth=4 --numjobs=1 --runtime=8 --ss=iops:2% "
+                               "--ss_dur=3 --ss_ramp=1";
+  auto run = std::async(std::launch::async, [&] {
+    return testing::sh(cg.run_inside(diskprobe_line(loop.path(), workload) + " 2>&1"));
+  });
+  // 3,000 and 1,500 IOPS in turn, a second each, until the run ends: every window of 3 s holds both.
+  for (int i = 0; run.wait_for(std::chrono::seconds(1)) != std::future_status::ready; ++i) {
+    std::ofstream(cg.path + "/" + limit_file) << dev << (i % 2 ? " 3000" : " 1500") << "\n";
+  }
+  auto r = run.get();
+  INFO(r.out);
+  REQUIRE(r.exit_code == 0);
+  json d = json::parse(r.out.substr(r.out.find('{')));
+  const json& ss = d["steadystate"];
+  std::printf("steadystate: moving throttle: attained=%d after %.1f s, window %s\n", ss["attained"].get<bool>(),
+              d["runtime_s"].get<double>(), ss["iops_samples"].dump().c_str());
+  CHECK(ss["attained"] == false);
+  CHECK(ss["window_filled"] == true);
+  CHECK(ss["value"].get<double>() >= 2);
+  CHECK(d["runtime_s"].get<double>() >= 8 - 0.05);  // to its time limit
+  CHECK(sum(d["read"]["iops_samples"].get<std::vector<uint64_t>>()) == d["read"]["ios"].get<uint64_t>());
+}
+
+TEST_CASE("bad rate and steadystate values: exit 2, one line, nothing touched", "[steadystate][inputs]") {
+  auto loop = testing::make_loop(64 * kMiB);
+  testing::must("dd if=/dev/urandom of=" + loop.path() + " bs=1M count=1 oflag=direct status=none");
+  const std::string before = testing::edges(loop.path(), 64 * kMiB);
+  const std::string rq = "/sys/block/" + loop.name() + "/queue/rq_affinity";
+  const std::string rq_before = testing::read_sysfs(rq);
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"--ss", "iops"}, "--ss iops: use KIND:LIMIT"},
+      {{"--ss=iops_slope:"}, "--ss iops_slope:: use KIND:LIMIT"},
+      {{"--rate_iops=0x"}, "--rate_iops 0x: use I/Os per second per job"},
+      {{"--ss", "iops:1%", "--ss_dur", "5", "--time_based", "0", "--size", "8M"}, "add time_based=1 with a runtime"},
+      {{"--ss", "iops:1%", "--ss_dur", "60", "--runtime", "30"}, "ss_dur 60 s is longer than runtime 30 s"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"run", "--profile", "cloud-randwrite-iops", loop.path()};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = testing::run_diskprobe(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
+    CHECK(r.out.empty());
+  }
+  CHECK(testing::edges(loop.path(), 64 * kMiB) == before);
+  CHECK(testing::read_sysfs(rq) == rq_before);
+}
