@@ -83,8 +83,10 @@ export ANSIBLE_CONFIG=$work/ansible.cfg ANSIBLE_HOME=$work/ansible ANSIBLE_LOCAL
   ANSIBLE_REMOTE_TEMP=$work/ansible/remote ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0
 : >"$ANSIBLE_CONFIG"
 start=$(date +%s)
-timeout $playbook_timeout ansible-playbook -i "$work/inventory.yml" "$playbook" -e diskprobe_deb="$deb" \
-  -e diskprobe_results="$work/results" -e diskprobe_local="$build/cmd/diskprobe" >"$work/play.log" 2>&1
+# From the package's directory with a relative diskprobe_deb, as the README's command gives it.
+(cd "$(dirname "$deb")" &&
+  timeout $playbook_timeout ansible-playbook -i "$work/inventory.yml" "$playbook" -e diskprobe_deb="$(basename "$deb")" \
+    -e diskprobe_results="$work/results" -e diskprobe_local="$build/cmd/diskprobe") >"$work/play.log" 2>&1
 rc=$?
 cat "$work/play.log"
 echo "ansible-playbook: exit $rc after $(($(date +%s) - start)) s"
