@@ -277,10 +277,9 @@ json diskprobe_json(const RunReport& rep) {
 // started_at has whole seconds; fio's timestamp is when the run ended, so the measured
 // runtime is added (timestamp_ms is therefore as exact as the runtime, not the clock).
 int64_t end_ms(const RunReport& rep) {
-  const Results& r = rep.results;
-  std::tm tm{};
-  if (!strptime(r.started_at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm)) return 0;
-  return static_cast<int64_t>(timegm(&tm)) * 1000 + static_cast<int64_t>(ms_of(r.runtime_s));
+  auto start = started_unix_seconds(rep.results);
+  if (!start) return 0;
+  return *start * 1000 + static_cast<int64_t>(ms_of(rep.results.runtime_s));
 }
 
 std::string ctime_of(int64_t ms) {

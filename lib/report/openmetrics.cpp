@@ -161,6 +161,13 @@ std::string render_openmetrics(const RunReport& rep) {
   Family runtime(out, "diskprobe_runtime_seconds", "gauge",
                  "The measured runtime of the run, ramp excluded.");
   runtime.sample(base, secs);
+  // A gauge, not a sample timestamp: the textfile collector refuses those, and a dashboard
+  // wants the run's age (time() - this) long after the file was written.
+  if (auto start = started_unix_seconds(r)) {
+    Family when(out, "diskprobe_run_timestamp_seconds", "gauge",
+                "When the measured run started, in seconds since the Unix epoch.");
+    when.sample(base, static_cast<double>(*start));
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 namespace diskprobe {
 
@@ -573,6 +574,12 @@ std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s
   return full_seconds(d, runtime_s);
 }
 json sample_stats_json(const std::vector<double>& v) { return sample_json(v); }
+std::optional<int64_t> started_unix_seconds(const Results& r) {
+  std::tm tm{};
+  const char* end = strptime(r.started_at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end) return std::nullopt;
+  return static_cast<int64_t>(timegm(&tm));
+}
 
 std::string expectation_line(const ExpectationResult& e) {
   const Expectation& x = e.expectation;

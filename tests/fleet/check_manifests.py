@@ -84,7 +84,7 @@ def check_playbook(path):
     for p in plays:
         need("hosts" in p and "tasks" in p, f"{path}: a play lacks hosts or tasks")
     tasks = [t for p in plays for t in p.get("tasks") or []]
-    runs = [t for t in tasks if "diskprobe', 'run'" in str(t) or "diskprobe run" in str(t)]
+    runs = [t for t in tasks if "'run', '--profile'" in str(t) or "diskprobe run" in str(t)]
     need(runs, f"{path}: no task runs 'diskprobe run'")
     need("'--output-format', 'json'" in text or "--output-format json" in text,
          f"{path}: the run does not write JSON")

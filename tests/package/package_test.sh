@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the .deb (or .rpm) with CPack, unpacks it into a temporary root and runs diskprobe
-# from the unpacked files only: --version, profiles (which must come from the package), the
-# man page, the completion, and a 2 s run on a scratch loop device (root only).
-# usage: package_test.sh deb|rpm BUILD_DIR
+# Tests the .deb (or .rpm) CPack builds (build_package.sh): unpacked into a temporary root,
+# diskprobe runs from those files only: --version, profiles (which must come from the
+# package), the man page, the completion, and a 2 s run on a scratch loop device (root only).
+# usage: package_test.sh deb|rpm BUILD_DIR [PACKAGE_DIR]  (PACKAGE_DIR: built already by build_package.sh)
 # Exit 77 (skipped) when the packaging tools are missing or, after every other check
 # passed, when there is no root for the scratch run.
 set -uo pipefail
-kind=$1 build=$2
+kind=$1 build=$2 built=${3:-}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 need() { command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed (packaging/install-deps.sh --test installs it)"; exit 77; }; }
 
@@ -18,12 +18,14 @@ esac
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/diskprobe-package-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-gen=$(tr a-z A-Z <<<"$kind")
-cpack --config "$build/CPackConfig.cmake" -G "$gen" -B "$work/out" >"$work/cpack.log" 2>&1 ||
-  { cat "$work/cpack.log" >&2; fail "cpack -G $gen failed"; }
-pkg=$(ls "$work"/out/*."$kind" 2>/dev/null | head -1)
-[ -n "$pkg" ] || fail "cpack made no .$kind in $work/out"
-echo "built $(basename "$pkg")"
+if [ -n "$built" ]; then
+  pkg=$(ls "$built"/*."$kind" 2>/dev/null | head -1)
+  [ -n "$pkg" ] || fail "no .$kind in $built (tests/package/build_package.sh builds it)"
+else
+  "$(dirname "$0")/build_package.sh" "$kind" "$build" "$work/out" || exit
+  pkg=$(ls "$work"/out/*."$kind" | head -1)
+fi
+echo "testing $(basename "$pkg")"
 
 # Every shared library the binary needs must be a declared dependency. On x86_64,
 # cmd/diskprobe is the static launcher and the binary with the libraries is libexec/diskprobe.

@@ -124,3 +124,23 @@ TEST_CASE("--output-format openmetrics renders the Prometheus text format", "[op
   RunReport r = read_run();
   CHECK(render(r, OutputFormat::OpenMetrics) == render_openmetrics(r));
 }
+
+TEST_CASE("openmetrics gives the run's start as a gauge in Unix seconds, not a sample timestamp",
+          "[openmetrics]") {
+  RunReport r = read_run();
+  r.results.started_at = "2026-12-01T18:00:00Z";
+  std::string m = render_openmetrics(r);
+  CHECK_THAT(m, Contains("# TYPE diskprobe_run_timestamp_seconds gauge\n"));
+  CHECK_THAT(m, Contains("diskprobe_run_timestamp_seconds{" + kLabels + "} 1796148000\n"));
+  // Every sample line is "name{labels} value": nothing after the value.
+  CHECK(m.find("} 1796148000 ") == std::string::npos);
+}
+
+TEST_CASE("openmetrics leaves the run's start out when started_at is not a time", "[openmetrics]") {
+  for (const char* bad : {"", "yesterday", "2026-12-01T18:00:00Z trailing", "2026-12-01"}) {
+    RunReport r = read_run();
+    r.results.started_at = bad;
+    INFO(bad);
+    CHECK(render_openmetrics(r).find("diskprobe_run_timestamp_seconds") == std::string::npos);
+  }
+}

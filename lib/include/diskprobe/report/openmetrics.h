@@ -10,7 +10,8 @@
 namespace diskprobe {
 
 // Every sample carries device, model, serial, profile and volume_type labels (volume_type
-// from --volume TYPE:ARG, empty without it). No timestamps: the textfile collector refuses them.
+// from --volume TYPE:ARG, empty without it). No sample timestamps (the textfile collector
+// refuses them): the run's start is the gauge diskprobe_run_timestamp_seconds.
 std::string render_openmetrics(const RunReport& rep);
 
 }  // namespace diskprobe

@@ -1,6 +1,7 @@
 // Report writers: a fio-like text report, a JSON document and JUnit XML.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,5 +44,7 @@ nlohmann::json latency_distribution_json(const Histogram& lat);
 std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s);
 // {"min", "max", "mean", "stdev", "samples"} of per-second samples.
 nlohmann::json sample_stats_json(const std::vector<double>& v);
+// Results::started_at as seconds since the Unix epoch (whole seconds); nullopt when unparsable.
+std::optional<int64_t> started_unix_seconds(const Results& r);
 
 }  // namespace diskprobe
