@@ -34,15 +34,15 @@ std::string num(double v, const char* format = "%.0f") {
 }
 
 // The queue that reaches `rate` I/Os per second of `bs` at the latency assumed: jobs up to
-// the hardware queues and CPUs there are, each at most kMaxIodepth deep.
+// the hardware queues and CPUs there are, each at most kSuiteMaxIodepth deep.
 void size_queue(JobSpec& s, double rate, double latency_ms, const SuiteHost& host, std::string& how) {
   const double in_flight = std::ceil(kInFlightHeadroom * rate * latency_ms / 1000.0);
-  double jobs = std::max({1.0, std::ceil(in_flight / kMaxIodepth), std::ceil(rate / kIopsPerJob)});
+  double jobs = std::max({1.0, std::ceil(in_flight / kSuiteMaxIodepth), std::ceil(rate / kIopsPerJob)});
   jobs = std::min({jobs, static_cast<double>(std::max(1u, host.cpus)),
                    static_cast<double>(std::max(1u, host.hw_queues))});
   s.numjobs = static_cast<uint32_t>(jobs);
   s.iodepth =
-      static_cast<uint32_t>(std::clamp(std::ceil(in_flight / jobs), 1.0, static_cast<double>(kMaxIodepth)));
+      static_cast<uint32_t>(std::clamp(std::ceil(in_flight / jobs), 1.0, static_cast<double>(kSuiteMaxIodepth)));
   how = "QD " + num(s.iodepth) + " x " + num(jobs) + (jobs == 1 ? " job" : " jobs") + ": Little's law, " +
         num(rate) + " IOPS x " + num(latency_ms, "%.3g") + " ms x " + num(kInFlightHeadroom, "%g") +
         " in flight";

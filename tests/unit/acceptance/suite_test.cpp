@@ -79,7 +79,7 @@ TEST_CASE("queue depth and jobs from Little's law on the provisioned rate", "[su
   SECTION("a deep queue is spread over the hardware queues, up to the CPUs") {
     auto p = plan({"v", 1000000, 4000 * kMiB, 0}, {8, 4});
     CHECK(p[0].spec.numjobs == 4);  // 2,000 in flight: 8 jobs' worth, 4 queues
-    CHECK(p[0].spec.iodepth == kMaxIodepth);
+    CHECK(p[0].spec.iodepth == kSuiteMaxIodepth);
     auto q = plan({"v", 1000000, 4000 * kMiB, 0}, {2, 16});
     CHECK(q[0].spec.numjobs == 2);  // the CPUs there are
     auto one = plan({"v", 1000000, 4000 * kMiB, 0}, {8, 1});

@@ -38,7 +38,7 @@ struct SuitePhase {
 // and twice that many I/Os are kept in flight, for the latency's spread.
 inline constexpr double kAssumedLatencyMs = 1.0;
 inline constexpr double kInFlightHeadroom = 2.0;
-inline constexpr unsigned kMaxIodepth = 256;   // per job; a queue's tags are 64-1024
+inline constexpr unsigned kSuiteMaxIodepth = 256;   // per job; a queue's tags are 64-1024
 inline constexpr double kIopsPerJob = 100000;  // one io_uring job on one CPU, with room
 // The budget's shares: the IOPS phases, where bursts show, get the most.
 inline constexpr double kShareIops = 3, kShareBw = 2, kShareLatency = 1;
