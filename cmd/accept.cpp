@@ -80,7 +80,8 @@ std::string render(const AcceptReport& r, OutputFormat f) {
 }  // namespace
 
 int cmd_accept(const Args& a, const SysRoot& root) {
-  auto format = parse_output_format(a.output_format);
+  // --json is JSON mode's word for the report too: stdout then carries one JSON document.
+  auto format = a.json ? std::optional(OutputFormat::Json) : parse_output_format(a.output_format);
   if (!format || (*format != OutputFormat::Text && *format != OutputFormat::Json && *format != OutputFormat::Junit)) {
     return fail(kUsage, "--output-format " + a.output_format + ": accept writes text, json or junit");
   }

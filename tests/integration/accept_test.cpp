@@ -189,10 +189,19 @@ TEST_CASE("accept refuses a device holding a filesystem: exit 3, nothing written
   auto loop = testing::make_loop(64ull << 20);
   testing::must("mkfs.ext4 -q -F " + loop.path());
   const auto before = testing::edges(loop.path(), 64ull << 20);
-  auto r = testing::run_diskprobe({"accept", loop.path(), "--volume", kVolume, "--max-time", kMaxTime});
+  testing::TempDir tmp("diskprobe-accept-refused");
+  const std::string xml = tmp.path + "/refused.xml";
+  auto r = testing::run_diskprobe({"accept", loop.path(), "--volume", kVolume, "--max-time", kMaxTime,
+                                   "--output-format", "junit", "--output", xml});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.err, Catch::Matchers::Contains("refused by the preflight: nothing was written"));
+  CHECK(testing::edges(loop.path(), 64ull << 20) == before);
+  CHECK(junit_cases(xml) == std::vector<std::string>{"failure:preflight"});  // CI still gets its file
+  // JSON mode: one document, the refusal's.
+  auto j = testing::run_diskprobe({"accept", loop.path(), "--volume", kVolume, "--json"});
+  CHECK(j.exit_code == 3);
+  CHECK(nlohmann::json::parse(j.out)["exit_code"] == 3);
   CHECK(testing::edges(loop.path(), 64ull << 20) == before);
 }
 
