@@ -46,11 +46,14 @@ SuiteHost host_of(const SysRoot& root, const std::string& arg) {
 Result<std::vector<SuitePhase>> suite_from(const Args& a, const SysRoot& root, double& tolerance) {
   if (a.positional.size() != 1) return make_error("usage: diskprobe accept DEVICE --volume TYPE:ARG");
   if (a.volume.empty()) {
-    return make_error("accept needs --volume TYPE:ARG (a catalog type, or " + std::string(profiles::kCustomVolumeForm) + ")");
+    return make_error("accept needs --volume TYPE:ARG (a catalog type, or " +
+                      std::string(profiles::kCustomVolumeForm) + ")");
   }
-  if (!a.profile.empty() || !a.overrides.empty() || !a.expect.empty() || !a.scratch.empty() || !a.directory.empty()) {
-    return make_error("accept plans its own phases from --volume: drop --profile, --expect, --scratch, "
-                      "--directory and workload options (use 'run' for one workload)");
+  if (!a.profile.empty() || !a.overrides.empty() || !a.expect.empty() || !a.scratch.empty() ||
+      !a.directory.empty()) {
+    return make_error(
+        "accept plans its own phases from --volume: drop --profile, --expect, --scratch, "
+        "--directory and workload options (use 'run' for one workload)");
   }
   auto tol = profiles::parse_tolerance(a.tolerance);
   if (!tol) return make_error(tol.error());
@@ -82,7 +85,8 @@ std::string render(const AcceptReport& r, OutputFormat f) {
 int cmd_accept(const Args& a, const SysRoot& root) {
   // --json is JSON mode's word for the report too: stdout then carries one JSON document.
   auto format = a.json ? std::optional(OutputFormat::Json) : parse_output_format(a.output_format);
-  if (!format || (*format != OutputFormat::Text && *format != OutputFormat::Json && *format != OutputFormat::Junit)) {
+  if (!format ||
+      (*format != OutputFormat::Text && *format != OutputFormat::Json && *format != OutputFormat::Junit)) {
     return fail(kUsage, "--output-format " + a.output_format + ": accept writes text, json or junit");
   }
   double tolerance = 0;
@@ -105,8 +109,8 @@ int cmd_accept(const Args& a, const SysRoot& root) {
     }
     if (done.size() == suite->size()) return std::nullopt;
     const SuitePhase& p = (*suite)[done.size()];
-    spdlog::info("phase {}/{}: {} ({}; {}, at most {:.0f} s)", done.size() + 1, suite->size(), p.name, p.profile,
-                 p.how, p.spec.runtime_s);
+    spdlog::info("phase {}/{}: {} ({}; {}, at most {:.0f} s)", done.size() + 1, suite->size(), p.name,
+                 p.profile, p.how, p.spec.runtime_s);
     return run::Phase{p.name, p.spec, {}};
   };
   Deferred deferred;
@@ -115,13 +119,17 @@ int cmd_accept(const Args& a, const SysRoot& root) {
 
   for (size_t i = 0; i < ended.phases.size(); ++i) {
     const auto& rep = ended.phases[i].report;
-    if (i == verdicts.size()) verdicts.push_back(judge_phase((*suite)[i], rep, tolerance));  // the last, cut short
+    if (i == verdicts.size())
+      verdicts.push_back(judge_phase((*suite)[i], rep, tolerance));  // the last, cut short
     report.phases.push_back({(*suite)[i], rep, verdicts[i]});
   }
   const auto& end = ended.end;
-  report.device = ended.phases.empty() ? (end.verdict ? end.verdict->device : a.positional[0]) : ended.phases[0].report.device;
+  report.device = ended.phases.empty() ? (end.verdict ? end.verdict->device : a.positional[0])
+                                       : ended.phases[0].report.device;
   report.preflight_safe = !end.verdict || end.verdict->safe();
-  report.preflight = ended.phases.empty() ? (end.verdict ? end.verdict->summary() : "not run") : ended.phases[0].report.preflight;
+  report.preflight = end.verdict            ? end.verdict->summary()  // a refusal, first or on a recheck
+                     : ended.phases.empty() ? "not run"
+                                            : ended.phases[0].report.preflight;
   if (end.why != run::Outcome::Ok && end.why != run::Outcome::ExpectationsUnmet) report.ended = end.message;
   if (end.why == run::Outcome::Refused || end.why == run::Outcome::BadInput) {
     if (outputs->format() == OutputFormat::Junit && outputs->has_output_file() && end.verdict) {
@@ -129,11 +137,15 @@ int cmd_accept(const Args& a, const SysRoot& root) {
     }
     return render_end(end);
   }
-  if (auto st = outputs->write(render(report, *format), render_accept_text(report), render_accept_html(report)); !st) {
+  if (auto st =
+          outputs->write(render(report, *format), render_accept_text(report), render_accept_html(report));
+      !st) {
     return fail(kRuntime, st.error());
   }
   if (!report.ended.empty()) return render_end(end);
-  return report.passed() ? kOk : fail(kExpectations, "not accepted: a metric is outside the tolerance, see the report");
+  return report.passed()
+             ? kOk
+             : fail(kExpectations, "not accepted: a metric is outside the tolerance, see the report");
 }
 
 }  // namespace diskprobe::cli
