@@ -65,6 +65,9 @@ expect "--output-format values" json run --output-format j
 expect "--output-format fio-json+" fio-json+ run --output-format fio
 expect "--output-format openmetrics" openmetrics run --output-format o
 expect "--rw values" randwrite run --rw randw
+expect "override --rate_iops" --rate_iops run --rate_i
+expect "override --ss_dur" --ss_dur run --ss_d
+expect "--ss criteria" iops_slope: run --ss iops_
 
 [ "$failures" -eq 0 ] || { echo "$failures completion check(s) failed" >&2; exit 1; }
 echo "completion_test: ok"
