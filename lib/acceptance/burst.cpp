@@ -89,9 +89,12 @@ BurstFinding find_burst(const std::vector<double>& x) {
   f.burst = true;
   f.burst_rate = mean(before);
   f.burst_s = static_cast<double>(best);
-  f.sustained_from = best;
-  f.sustained_rate = mean(after);
-  f.spread = stdev(after);
+  // The second the rate changed in belongs to neither level (a throttle that changes can
+  // also pause a moment): the sustained rate starts after it, when that leaves enough.
+  f.sustained_from = x.size() - best > kMinSustainedSamples ? best + 1 : best;
+  const Span sustained{x.begin() + static_cast<std::ptrdiff_t>(f.sustained_from), x.end()};
+  f.sustained_rate = mean(sustained);
+  f.spread = stdev(sustained);
   return f;
 }
 

@@ -62,7 +62,7 @@ TEST_CASE("a rate that drops and stays down is a burst, judged on what follows i
       auto f = find_burst(samples);
       REQUIRE(f.burst);
       CHECK(f.burst_s == Approx(static_cast<double>(c.high_s)));
-      CHECK(f.sustained_from == c.high_s);
+      CHECK(f.sustained_from == c.high_s + 1);  // the second it changed in is neither level
       CHECK(f.burst_rate == Approx(3000).epsilon(0.05));
       CHECK(f.sustained_rate == Approx(1237).epsilon(0.05));
     }
@@ -75,7 +75,7 @@ TEST_CASE("a first second lower than the rest (the ramp) does not hide a burst",
   auto samples = then(then({900}, level(6, 3000, 0.03)), level(15, 1000, 0.03));
   auto f = find_burst(samples);
   REQUIRE(f.burst);
-  CHECK(f.sustained_from == 7);
+  CHECK(f.sustained_from == 8);
   CHECK(f.sustained_rate == Approx(1000).epsilon(0.05));
 }
 
@@ -98,6 +98,19 @@ TEST_CASE("a drop that recovers is no burst", "[burst]") {
 TEST_CASE("a rise is no burst, nor is a drop smaller than a quarter", "[burst]") {
   CHECK_FALSE(find_burst(then(level(5, 1000), level(20, 3000))).burst);
   CHECK_FALSE(find_burst(then(level(5, 1000), level(20, 800))).burst);
+}
+
+TEST_CASE("the second the rate changed in, or a pause there, is not in the sustained rate", "[burst]") {
+  auto samples = then(level(6, 3000), level(10, 1237));
+  samples[6] = 400;  // the throttle lowered: a moment with nothing let through
+  auto f = find_burst(samples);
+  REQUIRE(f.burst);
+  CHECK(f.sustained_from == 7);
+  CHECK(f.sustained_rate == Approx(1237));
+  auto mixed = then(then(level(6, 3000), {2100}), level(10, 1237));  // changed mid-second
+  auto g = find_burst(mixed);
+  REQUIRE(g.burst);
+  CHECK(g.sustained_rate == Approx(1237).epsilon(0.01));
 }
 
 TEST_CASE("a run too short to tell is no burst, and says so", "[burst]") {

@@ -13,7 +13,7 @@ struct BurstFinding {
   bool too_short = false;     // fewer samples than a burst and its end need: no finding either way
   double burst_rate = 0;      // mean of the burst's seconds (per second)
   double burst_s = 0;         // how long it lasted
-  size_t sustained_from = 0;  // the first sample after the burst; 0 without one
+  size_t sustained_from = 0;  // the first whole second after the burst's end; 0 without one
   double sustained_rate = 0;  // mean of the samples from sustained_from on
   double spread = 0;          // their standard deviation
 };
