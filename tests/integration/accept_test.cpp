@@ -87,16 +87,18 @@ std::vector<std::string> junit_cases(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("accept on a loop throttled to the volume's odd limits: exit 0, each metric quoted, JUnit per metric",
-          "[accept]") {
+TEST_CASE(
+    "accept on a loop throttled to the volume's odd limits: exit 0, each metric quoted, JUnit per metric",
+    "[accept]") {
   if (!have_throttle()) std::exit(77);
   auto loop = testing::make_loop(256ull << 20);
   testing::BlkioCgroup cg("diskprobe-accept-" + std::to_string(::getpid()));
   throttle(cg, loop, kIops, kIops, kMbps);
   testing::TempDir tmp("diskprobe-accept");
   const std::string xml = tmp.path + "/accept.xml", html = tmp.path + "/accept.html";
-  auto r = testing::sh(accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", kMaxTime, "--output-format",
-                                        "junit", "--output", xml, "--report", html, "--no-tune"}));
+  auto r = testing::sh(
+      accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", kMaxTime, "--output-format", "junit",
+                       "--output", xml, "--report", html, "--no-tune"}));
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   for (const char* metric : {"random write IOPS", "random read IOPS"}) {
@@ -112,12 +114,9 @@ TEST_CASE("accept on a loop throttled to the volume's odd limits: exit 0, each m
   for (int phase = 1; phase <= 6; ++phase) {  // a progress line per phase
     CHECK_THAT(r.err, Catch::Matchers::Contains("phase " + std::to_string(phase) + "/6: "));
   }
-  const std::vector<std::string> want = {"ok:random write IOPS",
-                                         "ok:random read IOPS",
-                                         "ok:sequential read throughput",
-                                         "ok:sequential write throughput",
-                                         "skipped:QD1 read latency",
-                                         "skipped:QD1 write latency"};
+  const std::vector<std::string> want = {"ok:random write IOPS",          "ok:random read IOPS",
+                                         "ok:sequential read throughput", "ok:sequential write throughput",
+                                         "skipped:QD1 read latency",      "skipped:QD1 write latency"};
   CHECK(junit_cases(xml) == want);
   auto page = slurp(html);
   for (int phase = 1; phase <= 6; ++phase) {
@@ -125,13 +124,14 @@ TEST_CASE("accept on a loop throttled to the volume's odd limits: exit 0, each m
   }
 }
 
-TEST_CASE("accept on a loop throttled to half the volume's write IOPS: exit 4, naming the metric", "[accept]") {
+TEST_CASE("accept on a loop throttled to half the volume's write IOPS: exit 4, naming the metric",
+          "[accept]") {
   if (!have_throttle()) std::exit(77);
   auto loop = testing::make_loop(256ull << 20);
   testing::BlkioCgroup cg("diskprobe-accept-half-" + std::to_string(::getpid()));
   throttle(cg, loop, kIops / 2, kIops, kMbps);
-  auto r = testing::sh(accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", kMaxTime, "--output-format",
-                                        "json", "--no-tune"}));
+  auto r = testing::sh(accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", kMaxTime,
+                                        "--output-format", "json", "--no-tune"}));
   INFO(r.out << r.err);
   CHECK(r.exit_code == 4);
   CHECK_THAT(r.err, Catch::Matchers::Contains("FAIL") || Catch::Matchers::Contains("not accepted"));
@@ -160,8 +160,8 @@ TEST_CASE("a burst, then the throttle lowered: the report names the burst and ju
   REQUIRE(pid >= 0);
   if (pid == 0) {
     // 72 s: an IOPS phase of 18 s that may end steady only after 4 s, longer than the burst.
-    std::string line = accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", "72", "--output-format",
-                                        "json", "--no-tune"}) +
+    std::string line = accept_line(cg, {loop.path(), "--volume", kVolume, "--max-time", "72",
+                                        "--output-format", "json", "--no-tune"}) +
                        " > " + out + " 2> " + err;
     ::execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
@@ -213,7 +213,8 @@ TEST_CASE("accept refuses a device holding a filesystem: exit 3, nothing written
   CHECK(testing::edges(loop.path(), 64ull << 20) == before);
 }
 
-TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device untouched", "[accept][input]") {
+TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device untouched",
+          "[accept][input]") {
   auto loop = testing::make_loop(64ull << 20);
   const auto before = testing::edges(loop.path(), 64ull << 20);
   struct Case {
@@ -228,9 +229,11 @@ TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device
       {{"accept", loop.path(), "--volume", kVolume, "--max-time", "soon"}, "--max-time 'soon'"},
       {{"accept", loop.path(), "--volume", kVolume, "--tolerance", "120%"}, "--tolerance '120%'"},
       {{"accept", loop.path(), "--volume", kVolume, "--iodepth", "8"}, "accept plans its own phases"},
-      {{"accept", loop.path(), "--volume", kVolume, "--output-format", "openmetrics"}, "accept writes text, json"},
+      {{"accept", loop.path(), "--volume", kVolume, "--output-format", "openmetrics"},
+       "accept writes text, json"},
       {{"accept", "--volume", kVolume}, "usage: diskprobe accept DEVICE"},
-      {{"run", "--profile", "essd-plx-iops", loop.path(), "--max-time", "60"}, "--max-time goes with 'accept'"},
+      {{"run", "--profile", "essd-plx-iops", loop.path(), "--max-time", "60"},
+       "--max-time goes with 'accept'"},
   };
   for (const auto& c : cases) {
     auto r = testing::run_diskprobe(c.args);
