@@ -12,8 +12,8 @@ namespace diskprobe::cli {
 
 namespace {
 
-const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "compare",
-                                         "aggregate"};
+const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "accept",
+                                         "compare", "aggregate"};
 
 bool is_override(const std::string& key) {
   const auto& keys = profiles::override_keys();
@@ -88,7 +88,7 @@ bool is_bool_word(const std::string& w) {
 // run, tune --apply and tune --restore write to devices or the host: a --sysfs/--procfs
 // fixture would let them check one tree and write another (the real journal into a fixture).
 const char* fixture_root_for_writing(const Args& a) {
-  bool writes = a.command == "run" || (a.command == "tune" && (a.apply || a.restore));
+  bool writes = a.command == "run" || a.command == "accept" || (a.command == "tune" && (a.apply || a.restore));
   auto is = [](const std::string& given, const char* real) {
     std::string p = std::filesystem::path(given).lexically_normal().string();
     while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -166,6 +166,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--volume") ok = value(a.volume);
     else if (w == "--tolerance") ok = value(a.tolerance);
     else if (w == "--report") ok = value(a.report_file);
+    else if (w == "--max-time") ok = value(a.max_time);
     else if (w == "--max-regression") ok = value(a.max_regression);
     else if (w == "--name") ok = value(a.name);
     else if (w == "--filename") ok = value(a.filename);
@@ -214,7 +215,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
         error = "unknown command '" + excerpt(w) +
-                "': use devices, check, tune, profiles, profile, run, compare or aggregate";
+                "': use devices, check, tune, profiles, profile, run, accept, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;
@@ -232,8 +233,12 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     error = "--paranoid and --no-paranoid contradict each other: give one";
     return std::nullopt;
   }
-  if (!a.report_file.empty() && a.command != "run") {
-    error = "--report FILE.html goes with 'run': diskprobe run --profile NAME DEVICE --report FILE.html";
+  if (!a.report_file.empty() && a.command != "run" && a.command != "accept") {
+    error = "--report FILE.html goes with 'run' or 'accept': diskprobe run --profile NAME DEVICE --report FILE.html";
+    return std::nullopt;
+  }
+  if (!a.max_time.empty() && a.command != "accept") {
+    error = "--max-time goes with 'accept': diskprobe accept DEVICE --volume TYPE:ARG --max-time 600";
     return std::nullopt;
   }
   if (!a.max_regression.empty() && a.command != "compare") {
@@ -319,6 +324,11 @@ usage:
                 [--output-format text|json|junit|fio-json|fio-json+|openmetrics] [--output FILE]
                 [--report FILE.html] [--no-tune]
                 [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
+  diskprobe accept DEVICE --volume TYPE:ARG [--tolerance 95%] [--max-time 600]
+                [--output-format text|json|junit] [--output FILE] [--report FILE.html] [--no-tune]
+                                                   the volume's suite: random write and read
+                                                   IOPS, sequential read and write, QD1 latency;
+                                                   exit 0 all within tolerance, 4 when one is not
   diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
                                                    two JSON reports side by side; exit 4 when B
                                                    is worse than A by more than PERCENT
@@ -348,7 +358,10 @@ check and run sample a device of 1 GiB or more for data with no signature before
 --no-tune leaves rq_affinity and C-states alone (jobs are still pinned as the profile says).
 --expect iops>=38000, write.lat.p99<=2ms, bw>=350MB/s, errors==0 (repeatable; exit 4 when
   one is not met). --volume essd-pl0..pl3|essd-autopl:SIZE, essd-plx|ebs-io1|ebs-io2:IOPS,
-  ebs-gp3:IOPS,MiB/s expects --tolerance (95%) of the provider's published performance.
+  ebs-gp3:IOPS,MiB/s expects --tolerance (95%) of the provider's published performance;
+  custom:iops=N,mbps=M[,lat_ms=L] is a volume outside the catalog (mbps in MiB/s).
+--max-time S (accept, default 600) is the suite's time budget, split over its phases; each
+  phase ends earlier once steady.
 --output FILE writes the chosen format to FILE; the text report still goes to stdout.
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,

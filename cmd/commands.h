@@ -12,6 +12,7 @@
 #include "diskprobe/base/sysroot.h"
 #include "diskprobe/device/block_device.h"
 #include "diskprobe/run/exit_codes.h"
+#include "diskprobe/run/run.h"
 #include "diskprobe/safety/preflight.h"
 #include "diskprobe/spec/job_spec.h"
 
@@ -24,6 +25,11 @@ int cmd_devices(const Args& a, const SysRoot& root);
 int cmd_check(const Args& a, const SysRoot& root);
 int cmd_tune(const Args& a, const SysRoot& root);
 int cmd_run(const Args& a, const SysRoot& root);
+int cmd_accept(const Args& a, const SysRoot& root);  // accept.cpp: the volume's suite
+// run.cpp, for accept too: the request from the command line, and the ending as the README
+// says it (refusals with their verdict on stderr).
+run::Request run_request(const Args& a, JobSpec spec, std::vector<Expectation> expectations);
+int render_end(const run::Ended& end);
 int cmd_compare(const Args& a);  // reads JSON run reports back: 0, 2, or 4 for a regression
 int cmd_aggregate(const Args& a);
 

@@ -13,8 +13,6 @@
 
 namespace diskprobe::cli {
 
-namespace {
-
 run::Request run_request(const cli::Args& a, JobSpec spec, std::vector<Expectation> expectations) {
   run::Request req;
   req.spec = std::move(spec);
@@ -42,8 +40,6 @@ int render_end(const run::Ended& end) {
 
 // Parse and check the command line; the run itself is cmd/run's, with the real steps. Their
 // destructors (the tuning guard, then the scratch device) run after the report is out.
-}  // namespace
-
 int cmd_run(const cli::Args& args, const SysRoot& root) {
   cli::Args a = args;
   if (!a.filename.empty() && a.positional.empty()) a.positional.push_back(a.filename);  // fio's --filename
@@ -72,14 +68,8 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   auto outputs = cli::CliOutputs::open(a, root, *spec, *format);
   if (!outputs) return fail(kUsage, outputs.error());
 
-  cli::SystemHost host(root);
-  cli::SystemPreflight preflight(root, preflight_options(a, /*hold=*/true));
-  cli::SystemTuner tuner(root, journal_dir());
-  cli::SystemEngine engine(root);
-  cli::SystemZeroing zeroing;
-  cli::SystemFiles files;
-  const run::Steps steps{preflight, tuner, engine, zeroing, host, files, *outputs};
-  return render_end(run::run(run_request(a, std::move(*spec), std::move(*expectations)), steps));
+  cli::SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
+  return render_end(run::run(run_request(a, std::move(*spec), std::move(*expectations)), system.with(*outputs)));
 }
 
 }  // namespace diskprobe::cli

@@ -134,15 +134,19 @@ Result<CliOutputs> CliOutputs::open(const Args& a, const SysRoot& root, const Jo
 }
 
 Status CliOutputs::report(const RunReport& results) {
+  return write(render(results, format_), render_text(results), report_ ? render_html(results) : "");
+}
+
+Status CliOutputs::write(const std::string& formatted, const std::string& text, const std::string& html) {
   if (output_) {
-    if (auto st = output_->write(render(results, format_)); !st) return make_error("the report is lost: " + st.error());
+    if (auto st = output_->write(formatted); !st) return make_error("the report is lost: " + st.error());
     leave_json_file();
-    print(render_text(results));
+    print(text);
   } else {
-    print(render(results, format_));
+    print(formatted);
   }
   if (report_) {
-    if (auto st = report_->write(render_html(results)); !st) {
+    if (auto st = report_->write(html); !st) {
       return make_error("the HTML report is lost: " + st.error());
     }
   }

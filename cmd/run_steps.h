@@ -91,10 +91,29 @@ class CliOutputs : public run::Outputs {
   static Result<CliOutputs> open(const Args& a, const SysRoot& root, const JobSpec& spec, OutputFormat format);
   Status report(const RunReport& report) override;
   void refusal(const RunReport& refused) override;
+  // The report in the chosen format on stdout or into --output FILE (then `text` on stdout),
+  // and `html` into --report FILE.
+  Status write(const std::string& formatted, const std::string& text, const std::string& html);
+  OutputFormat format() const { return format_; }
+  bool has_output_file() const { return output_.has_value(); }
 
  private:
   OutputFormat format_ = OutputFormat::Text;
   std::optional<OutputFile> output_, report_;
+};
+
+// The real steps but the outputs, as run and accept build them; members in the order their
+// destructors must run backwards (the tuning guard, then the scratch device, last).
+struct SystemSteps {
+  SystemHost host;
+  SystemPreflight preflight;
+  SystemTuner tuner;
+  SystemEngine engine;
+  SystemZeroing zeroing;
+  SystemFiles files;
+  SystemSteps(const SysRoot& root, safety::Options options, const std::string& journal)
+      : host(root), preflight(root, options), tuner(root, journal), engine(root) {}
+  run::Steps with(run::Outputs& outputs) { return {preflight, tuner, engine, zeroing, host, files, outputs}; }
 };
 
 }  // namespace diskprobe::cli

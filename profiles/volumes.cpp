@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/device/loop_device.h"
@@ -67,6 +68,43 @@ Status in_range(const std::string& volume, const std::string& what, double v, co
   return Ok{};
 }
 
+// custom:iops=N,mbps=M[,lat_ms=L]: every key once, each a positive plain number (IOPS whole).
+Result<VolumePerformance> custom_volume(const std::string& v, const std::string& arg) {
+  const std::string form = std::string(" (give ") + kCustomVolumeForm + ", like custom:iops=5000,mbps=200)";
+  std::map<std::string, double> got;
+  size_t start = 0;
+  while (start <= arg.size()) {
+    size_t comma = std::min(arg.find(',', start), arg.size());
+    std::string item = arg.substr(start, comma - start);
+    start = comma + 1;
+    auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    if (key != "iops" && key != "mbps" && key != "lat_ms") {
+      return make_error("--volume " + v + ": '" + excerpt(item) + "' is not iops=, mbps= or lat_ms=" + form);
+    }
+    if (got.count(key)) return make_error("--volume " + v + ": " + key + " is given twice" + form);
+    auto value = eq == std::string::npos ? std::nullopt : parse_decimal(item.substr(eq + 1));
+    if (!value || !(*value > 0) || (key == "iops" && *value != std::floor(*value))) {
+      return make_error("--volume " + v + ": " + key + " needs a " + (key == "iops" ? "whole " : "") +
+                        "number above 0" + form);
+    }
+    got[key] = *value;
+  }
+  for (const char* key : {"iops", "mbps"}) {
+    if (!got.count(key)) return make_error("--volume " + v + ": " + key + "= is missing" + form);
+  }
+  VolumePerformance p;
+  p.volume = v;
+  p.provider = "custom";
+  p.formula = "as given: " + fmt(got["iops"]) + " IOPS, " + fmt(got["mbps"]) + " MiB/s" +
+              (got.count("lat_ms") ? ", " + fmt(got["lat_ms"]) + " ms" : "");
+  p.source = "the command line";
+  p.iops = got["iops"];
+  p.throughput_bytes_per_s = got["mbps"] * kMiB;
+  p.latency_ms = got.count("lat_ms") ? got["lat_ms"] : 0;
+  return p;
+}
+
 }  // namespace
 
 Result<json> load_volume_catalog(const std::vector<std::string>& dirs) {
@@ -93,11 +131,13 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
   for (const auto& [name, t] : types.items()) {
     known += (known.empty() ? "" : ", ") + name + ":" + t.value("argument", std::string("?"));
   }
+  known += std::string(", ") + kCustomVolumeForm;
   auto colon = v.find(':');
   if (colon == std::string::npos) {
     return make_error("--volume " + v + ": give TYPE:ARGUMENT, one of " + known);
   }
   std::string type = v.substr(0, colon), arg = v.substr(colon + 1);
+  if (type == kCustomVolume) return custom_volume(v, arg);
   if (!types.contains(type))
     return make_error("--volume " + v + ": unknown volume type '" + type + "'; known: " + known);
   const json& t = types[type];

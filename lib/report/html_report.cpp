@@ -307,18 +307,24 @@ svg.chart{background:#fcfcfc;border:1px solid #e4e4e4}
 .tables{display:flex;gap:24px;flex-wrap:wrap}#summary td{text-align:left}
 )";
 
-}  // namespace
-
-std::string render_html(const RunReport& rep) {
-  const Results& r = rep.results;
-  const JobSpec& s = rep.spec;
+// The page around a body: no network, the style inline.
+std::string page(const std::string& title, const std::string& body) {
   std::string o;
   o += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   // No network: the page may load nothing, whatever a string in it says.
   o += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src "
        "'unsafe-inline'; img-src data:\">\n";
-  appendf(o, "<title>diskprobe: %s on %s</title>\n<style>%s</style></head><body>\n", esc(s.name).c_str(),
-          esc(rep.device).c_str(), kStyle);
+  appendf(o, "<title>%s</title>\n<style>%s</style></head><body>\n", esc(title).c_str(), kStyle);
+  o += body;
+  o += "<p style=\"color:#888;font-size:.85em\">written by diskprobe</p>\n</body></html>\n";
+  return o;
+}
+
+// One run's sections, from its heading to its notes.
+std::string run_sections(const RunReport& rep) {
+  const Results& r = rep.results;
+  const JobSpec& s = rep.spec;
+  std::string o;
   appendf(o, "<h1>diskprobe: %s on %s</h1>\n", esc(s.name).c_str(), esc(rep.device).c_str());
   appendf(o, "<p>started %s, measured for %.2f s%s</p>\n", esc(r.started_at).c_str(), r.runtime_s,
           r.interrupted ? " &mdash; <b>interrupted</b>: stopped early by a signal" : "");
@@ -399,8 +405,33 @@ std::string render_html(const RunReport& rep) {
     for (const auto& n : rep.notes) o += "<li>" + esc(n) + "</li>\n";
     o += "</ul>\n";
   }
-  o += "<p style=\"color:#888;font-size:.85em\">written by diskprobe</p>\n</body></html>\n";
   return o;
+}
+
+}  // namespace
+
+std::string render_html(const RunReport& rep) {
+  return page("diskprobe: " + rep.spec.name + " on " + rep.device, run_sections(rep));
+}
+
+std::string render_html_runs(const std::string& title, const std::vector<std::string>& header,
+                             const std::vector<HtmlRow>& rows, const std::vector<const RunReport*>& runs) {
+  std::string o;
+  appendf(o, "<h1>%s</h1>\n<table id=\"verdicts\"><tr>", esc(title).c_str());
+  for (const auto& h : header) o += "<th>" + esc(h) + "</th>";
+  o += "</tr>\n";
+  for (const auto& row : rows) {
+    o += row.failed ? "<tr class=\"refused\">" : "<tr>";
+    for (const auto& c : row.cells) o += "<td>" + esc(c) + "</td>";
+    o += "</tr>\n";
+  }
+  o += "</table>\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    appendf(o, "<section id=\"phase-%zu\">\n", i + 1);
+    o += run_sections(*runs[i]);
+    o += "</section>\n";
+  }
+  return page(title, o);
 }
 
 }  // namespace diskprobe

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "diskprobe/base/json_io.h"
+#include "diskprobe/report/accept_report.h"
 #include "diskprobe/report/report.h"
 
 namespace diskprobe {
@@ -49,7 +50,62 @@ std::string seconds(double s) {
   return buf;
 }
 
+std::string testcase(const std::string& suite, const std::string& name, double time_s) {
+  return "    <testcase classname=\"" + xml_escape(suite) + "\" name=\"" + xml_escape(name) + "\" time=\"" +
+         seconds(time_s) + "\">\n";
+}
+
 }  // namespace
+
+std::string render_accept_junit(const AcceptReport& r) {
+  const std::string suite = "diskprobe.accept." + r.volume;
+  std::string cases;
+  size_t failures = 0, skipped = 0, tests = 0;
+  double total_s = 0;
+  auto out = [&](const std::string& text) { cases += "      <system-out>" + xml_escape(text) + "</system-out>\n"; };
+  if (!r.preflight_safe) {
+    ++tests, ++failures;
+    cases += testcase(suite, "preflight", 0);
+    cases += "      <failure message=\"" + xml_escape(r.preflight) + "\" type=\"preflight\"/>\n";
+    out(r.preflight);
+    cases += "    </testcase>\n";
+  }
+  for (size_t i = 0; r.preflight_safe && i < r.planned.size(); ++i) {
+    ++tests;
+    if (i >= r.phases.size()) {
+      ++failures;
+      cases += testcase(suite, r.planned[i], 0);
+      cases += "      <failure message=\"" + xml_escape("not run: " + r.ended) + "\" type=\"not-run\"/>\n";
+      cases += "    </testcase>\n";
+      continue;
+    }
+    const auto& p = r.phases[i];
+    const double t = p.report.results.runtime_s;
+    total_s += t;
+    cases += testcase(suite, p.verdict.name, t);
+    if (!p.verdict.judged) {
+      ++skipped;
+      cases += "      <skipped message=\"" + xml_escape(p.verdict.line) + "\"/>\n";
+    } else if (!p.verdict.passed) {
+      ++failures;
+      cases += "      <failure message=\"" + xml_escape(p.verdict.line) + "\" type=\"metric\"/>\n";
+    }
+    out(p.verdict.line);
+    cases += "    </testcase>\n";
+  }
+  const std::string counts = " tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\"";
+  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + counts + ">\n";
+  o += "  <testsuite name=\"" + xml_escape(suite) + "\"" + counts + " errors=\"0\" skipped=\"" +
+       std::to_string(skipped) + "\" time=\"" + seconds(total_s) + "\">\n";
+  o += "    <properties>\n";
+  for (const auto& [name, value] : {std::pair<const char*, std::string>{"device", r.device},
+                                    {"volume", r.volume},
+                                    {"tolerance", std::to_string(r.tolerance)}}) {
+    o += "      <property name=\"" + xml_escape(name) + "\" value=\"" + xml_escape(value) + "\"/>\n";
+  }
+  o += "    </properties>\n" + cases + "  </testsuite>\n</testsuites>\n";
+  return o;
+}
 
 std::string render_junit(const RunReport& rep) {
   const Results& r = rep.results;

@@ -20,7 +20,7 @@ _diskprobe_devices() {
 _diskprobe() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local bin=${COMP_WORDS[0]} cmd="" sub="" sysfs=/sys i w
-  local commands="devices check tune profiles profile run compare aggregate"
+  local commands="devices check tune profiles profile run accept compare aggregate"
   local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
@@ -76,9 +76,10 @@ _diskprobe() {
     --scheduler) COMPREPLY=($(compgen -W "none mq-deadline kyber bfq" -- "$cur")); return ;;
     --volume)
       COMPREPLY=($(compgen -W "essd-pl0: essd-pl1: essd-pl2: essd-pl3: essd-autopl: essd-plx: ebs-io1:
-        ebs-io2: ebs-gp3:" -- "$cur"))
+        ebs-io2: ebs-gp3: custom:iops=" -- "$cur"))
       compopt -o nospace 2>/dev/null; return ;;
     --tolerance) COMPREPLY=($(compgen -W "90% 95% 99%" -- "$cur")); return ;;
+    --max-time) COMPREPLY=($(compgen -W "300 600 1800" -- "$cur")); return ;;
     --expect) return ;;  # an expression to type, like iops>=38000
   esac
   case " $switches " in
@@ -106,6 +107,8 @@ _diskprobe() {
       run)
         opts="--profile --scratch --directory --keep-files --output-format --output --report --no-tune
           --strict --expect --volume --tolerance --name --filename --ioengine $safety $overrides" ;;
+      accept)
+        opts="--volume --tolerance --max-time --output-format --output --report --no-tune --strict $safety" ;;
       compare) opts="--max-regression --json" ;;
       aggregate) opts="--json" ;;
     esac
@@ -114,7 +117,7 @@ _diskprobe() {
   fi
 
   case $cmd in
-    check | tune | run) COMPREPLY=($(compgen -W "$(_diskprobe_devices "$sysfs")" -- "$cur")) ;;
+    check | tune | run | accept) COMPREPLY=($(compgen -W "$(_diskprobe_devices "$sysfs")" -- "$cur")) ;;
     profile)
       if [ -z "$sub" ]; then
         COMPREPLY=($(compgen -W "show" -- "$cur"))

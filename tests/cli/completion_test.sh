@@ -38,6 +38,9 @@ refuse() {  # refuse "description" "candidate" WORD...
 }
 
 expect "subcommand run" run r
+expect "subcommand accept" accept acc
+expect "accept options: --max-time" --max-time accept /dev/vdb --max
+expect "accept --volume custom" custom:iops= accept /dev/vdb --volume cu
 expect "subcommand compare" compare comp
 expect "subcommand aggregate" aggregate ""
 refuse "no devices before a subcommand" vdc ""

@@ -350,3 +350,54 @@ TEST_CASE("a user profile extends a built-in one and changes only what it says",
              Contains("/tmp/e.json: 1 problem: expect: --expect 'iops>=5x': unknown unit 'x'"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("--volume custom:iops=N,mbps=M[,lat_ms=L] is a volume outside the catalog", "[volumes][custom]") {
+  auto v = volume("custom:iops=1237,mbps=23");
+  CHECK(v.iops == 1237);
+  CHECK(v.throughput_bytes_per_s == Approx(23 * kMiB));
+  CHECK(v.latency_ms == 0);
+  CHECK(v.provider == "custom");
+  auto l = volume("custom:lat_ms=0.5,mbps=23.5,iops=50000");  // any order, decimals where they fit
+  CHECK(l.iops == 50000);
+  CHECK(l.throughput_bytes_per_s == Approx(23.5 * kMiB));
+  CHECK(l.latency_ms == Approx(0.5));
+  // A volume expectation works on it as on the catalog's.
+  JobSpec four_k;
+  four_k.bs = 4096;
+  auto e = profiles::volume_expectation(v, four_k, 0.95);
+  CHECK(e.text == "iops>=1176");
+  CHECK(e.origin == "--volume custom:iops=1237,mbps=23");
+}
+
+TEST_CASE("bad --volume custom: arguments name what is wrong and the form", "[volumes][custom]") {
+  struct Case {
+    const char* v;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"custom:iops=1000", "mbps= is missing"},
+      {"custom:mbps=100", "iops= is missing"},
+      {"custom:", "'' is not iops=, mbps= or lat_ms="},
+      {"custom:iops=1000,mbps=100,burst=5", "'burst=5' is not iops=, mbps= or lat_ms="},
+      {"custom:iops=1000,iops=2000,mbps=1", "iops is given twice"},
+      {"custom:iops=1.5,mbps=100", "iops needs a whole number above 0"},
+      {"custom:iops=0,mbps=100", "iops needs a whole number above 0"},
+      {"custom:iops=10k,mbps=100", "iops needs a whole number above 0"},
+      {"custom:iops=1000,mbps=-1", "mbps needs a number above 0"},
+      {"custom:iops=1000,mbps=100,lat_ms=", "lat_ms needs a number above 0"},
+      {"custom:iops=1000,mbps", "mbps needs a number above 0"},
+      {"custom:iops=1000,,mbps=1", "'' is not iops="},
+  };
+  for (const auto& c : cases) {
+    INFO(c.v);
+    auto p = profiles::volume_performance(c.v, catalog());
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error(), Contains(c.says));
+    CHECK_THAT(p.error(), Contains("custom:iops=N,mbps=M[,lat_ms=L]"));
+    CHECK(p.error().find('\n') == std::string::npos);
+  }
+  // The catalog's own error lists custom too.
+  auto unknown = profiles::volume_performance("nope:1", catalog());
+  REQUIRE_FALSE(unknown.ok());
+  CHECK_THAT(unknown.error(), Contains("custom:iops=N,mbps=M[,lat_ms=L]"));
+}

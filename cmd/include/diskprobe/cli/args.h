@@ -9,7 +9,7 @@
 namespace diskprobe::cli {
 
 struct Args {
-  std::string command;                    // devices, check, tune, profiles, profile, run, compare, aggregate
+  std::string command;                    // devices, check, tune, profiles, profile, run, accept, compare, aggregate
   std::vector<std::string> positional;    // after the command
   bool json = false;
   bool strict = false;                    // run/tune: refuse a plan that falls short of the profile
@@ -30,7 +30,8 @@ struct Args {
   std::vector<std::string> expect;        // run --expect EXPR, repeatable
   std::string volume;                     // run --volume essd-pl3:1000GiB
   std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
-  std::string report_file;                // run --report FILE.html
+  std::string report_file;                // run/accept --report FILE.html
+  std::string max_time;                   // accept --max-time S: the suite's budget
   std::string max_regression;             // compare --max-regression 5%
   std::string name;                       // run --name NAME (fio's): the job name in reports
   std::string filename;                   // run --filename PATH (fio's): the DEVICE

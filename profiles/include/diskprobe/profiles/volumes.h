@@ -1,5 +1,6 @@
 // The volume catalog: a provider's published IOPS and throughput for one volume
-// ("essd-pl3:1000GiB", "ebs-io1:40000", "ebs-gp3:6000,500"), turned into expectations.
+// ("essd-pl3:1000GiB", "ebs-io1:40000", "ebs-gp3:6000,500"), turned into expectations; and a
+// volume outside it, "custom:iops=N,mbps=M[,lat_ms=L]" (a private cloud, a throttled device).
 #pragma once
 
 #include <string>
@@ -19,12 +20,18 @@ struct VolumePerformance {
   std::string provider, formula, source;
   double iops = 0;
   double throughput_bytes_per_s = 0;
+  double latency_ms = 0;  // custom's lat_ms: the latency it promises; 0 = none given
 };
+
+// The type that is no catalog entry.
+inline constexpr const char* kCustomVolume = "custom";
+inline constexpr const char* kCustomVolumeForm = "custom:iops=N,mbps=M[,lat_ms=L]";
 
 // catalog/volumes.json from the first profile directory that has one.
 Result<nlohmann::json> load_volume_catalog(const std::vector<std::string>& dirs);
 
-// Errors name the type or argument that is wrong and what the catalog allows.
+// Errors name the type or argument that is wrong and what the catalog allows. custom's mbps
+// is MiB/s (1,048,576 bytes), as the catalog's figures are.
 Result<VolumePerformance> volume_performance(std::string_view volume, const nlohmann::json& catalog);
 
 // "95%", "95" or "0.95" -> 0.95; (0, 1] only.

@@ -1,0 +1,59 @@
+// accept's one report: a verdict per metric (the phase's sustained rate, or its QD1 latency,
+// against the volume's figure), with every phase's own report beside it; text, JSON, JUnit
+// (one testcase per metric) and HTML.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "diskprobe/acceptance/burst.h"
+#include "diskprobe/acceptance/suite.h"
+#include "diskprobe/report/run_report.h"
+
+namespace diskprobe {
+
+struct MetricVerdict {
+  std::string name;  // the phase's: "random write IOPS"
+  Quantity quantity = Quantity::Iops;
+  double provisioned = 0;  // IOPS, bytes/s or ns; 0: not judged
+  double measured = 0;     // the sustained rate, or the mean latency (ns)
+  double spread = 0;       // the standard deviation of the per-second samples judged
+  double delivered = 0;    // a share: measured / provisioned (latency: provisioned / measured)
+  bool judged = false, passed = true;
+  BurstFinding burst;
+  bool steady = false;  // ended on its steady-state criterion
+  bool steady_asked = false;
+  std::string line;  // "random write IOPS: delivered 98.7% of provisioned 50,000 IOPS ..."
+};
+
+// The sustained rate (after a burst, if one ended) or the mean latency, against the volume.
+MetricVerdict judge_phase(const SuitePhase& phase, const RunReport& rep, double tolerance);
+
+struct AcceptPhase {
+  SuitePhase phase;
+  RunReport report;
+  MetricVerdict verdict;
+};
+
+struct AcceptReport {
+  std::string device, volume;
+  double tolerance = 0.95;
+  std::string preflight;
+  bool preflight_safe = true;
+  std::vector<AcceptPhase> phases;   // those that ran
+  std::vector<std::string> planned;  // every phase's name, in the suite's order
+  std::string ended;                 // why the suite stopped early; empty when every phase ran
+  bool passed() const;               // every phase ran and every judged metric is within tolerance
+};
+
+std::string render_accept_text(const AcceptReport& r);
+nlohmann::json accept_json(const AcceptReport& r);
+// A testcase per metric of the suite: a failure when out of tolerance, skipped when the
+// volume gives no figure for it or the phase did not run. A refused device: one failed
+// preflight testcase.
+std::string render_accept_junit(const AcceptReport& r);
+std::string render_accept_html(const AcceptReport& r);
+
+}  // namespace diskprobe
