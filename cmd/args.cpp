@@ -24,7 +24,7 @@ bool is_override(const std::string& key) {
 bool is_switch(const std::string& key) {
   static const std::set<std::string> kSwitches = {"norandommap", "time_based", "refill_buffers", "direct",
                                                   "randrepeat",  "sqpoll",     "hipri",          "do_verify",
-                                                  "group_reporting"};
+                                                  "group_reporting", "sync"};
   return kSwitches.count(key) > 0;
 }
 

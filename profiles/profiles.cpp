@@ -220,6 +220,7 @@ const std::vector<Field>& workload_fields() {
       {"percentiles", "a list like 50,99,99.9 (each above 0, at most 100)", set_percentiles},
       {"percentile_list", "a list like 50:99:99.9 (fio's name for percentiles)", set_percentiles},
       {"direct", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.direct); }},
+      {"sync", "true or false (O_SYNC)", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sync); }},
       {"rwmixread", "a percentage from 0 to 100",
        [](JobSpec& s, const json& v) {
          auto n = as_u64(v);
