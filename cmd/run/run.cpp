@@ -138,17 +138,17 @@ Target target_of(const Steps& steps, const BlockDevice& dev) {
 }
 
 // The spec the engine runs: fewer jobs when the plan clamped them to the CPUs there are.
-JobSpec plan_spec(const Request& req, const tuning::Plan& plan) {
-  JobSpec spec = req.spec;
+JobSpec plan_spec(const JobSpec& asked, const tuning::Plan& plan) {
+  JobSpec spec = asked;
   spec.numjobs = plan.numjobs;
   return spec;
 }
 
 // What the run measured, with what the report says around it.
 RunReport report_for(const Request& req, const Steps& steps, const safety::Checked& checked, const tuning::Plan& plan,
-                     Results results) {
+                     const JobSpec& run_spec, Results results) {
   results.interrupted = stopped(req);
-  RunReport rep = report_of(std::move(results), plan_spec(req, plan), checked.device.path);
+  RunReport rep = report_of(std::move(results), run_spec, checked.device.path);
   rep.preflight = checked.verdict.summary();
   rep.tuning = steps.tuner.applied();
   rep.notes.insert(rep.notes.end(), req.notes.begin(), req.notes.end());
@@ -158,16 +158,24 @@ RunReport report_for(const Request& req, const Steps& steps, const safety::Check
   return rep;
 }
 
-// From the held, safe device to the report: plan, apply, recheck, engine, zero, restore.
-Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
+// One pass of the engine on the held device, its settings restored: the report (expectations
+// not yet checked), or why it ended before the engine gave one.
+struct Measured {
+  RunReport report;
+  bool zeroed = true;
+};
+
+// Plan, validate, apply, recheck, engine, zero (when `spec` writes), restore. `mode` is the
+// preflight's: only a write-mode preflight holds a claim to recheck through.
+std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, const safety::Checked& checked,
+                                      safety::Mode mode, const JobSpec& spec) {
   const BlockDevice& dev = checked.device;
-  const JobSpec& spec = req.spec;
   const Target target = target_of(steps, dev);
   auto plan = steps.tuner.plan(dev, spec);
   if (!plan) return stop(Outcome::SetupFailed, plan.error());
   // The one validation of the run: of the spec the engine gets (the plan sets numjobs), on
   // the target it gets, before any setting changes; the engine is told, and does not repeat it.
-  const JobSpec run_spec = plan_spec(req, *plan);
+  const JobSpec run_spec = plan_spec(spec, *plan);
   if (auto st = validate(run_spec, target); !st) return stop(Outcome::BadInput, st.error());
   const Region region = resolve_region(run_spec, target);
   if (auto refusal = req.strict ? strict_refusal(*plan) : std::nullopt) return stop(Outcome::BadInput, *refusal);
@@ -193,39 +201,115 @@ Ended run_checked(const Request& req, const Steps& steps, const safety::Checked&
   opts.spec_validated = true;
   auto results = steps.engine.run(run_spec, target, opts, &dev);
   auto after = steps.host.counters(dev);
-  bool zeroed = mode == safety::Mode::Read || zero_after_write(steps.zeroing, checked, region);
+  bool zeroed = !does_writes(run_spec.rw) || zero_after_write(steps.zeroing, checked, region);
   if (!results) return stop(Outcome::EngineFailed, results.error());
   if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
-  RunReport rep = report_for(req, steps, checked, *plan, std::move(*results));
+  Measured m{report_for(req, steps, checked, *plan, run_spec, std::move(*results)), zeroed};
   if (auto st = steps.tuner.restore(); !st) spdlog::error("error: {}", st.error());
-  Ended end = report_and_end(req, steps, rep, "");
-  if (end.why == Outcome::ReportLost) return end;
-  if (!zeroed) {
+  return m;
+}
+
+// After the report is out: edges left unzeroed, then an interruption, end a run whatever it found.
+std::optional<Ended> unfinished(const Request& req, const BlockDevice& dev, const Measured& m) {
+  if (!m.zeroed) {
     return stop(Outcome::EdgesNotZeroed,
                 "the benchmark data is still at the edges of " + dev.path +
                     ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
                     " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
   }
-  if (rep.results.interrupted) {
+  if (m.report.results.interrupted) {
     return stop(Outcome::Interrupted, stopped_by(req) + ": partial results above; every setting was restored");
   }
+  return std::nullopt;
+}
+
+// From the held, safe device to the report.
+Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
+  auto measured = measure(req, steps, checked, mode, req.spec);
+  if (auto* end = std::get_if<Ended>(&measured)) return *end;
+  auto& m = std::get<Measured>(measured);
+  Ended end = report_and_end(req, steps, m.report, "");
+  if (end.why == Outcome::ReportLost) return end;
+  if (auto cut = unfinished(req, checked.device, m)) return *cut;
   return end;
+}
+
+// The phases on the held device, one after the other. Unmet expectations are a judgement, not
+// a failure: the next phase still runs, and the sequence ends ExpectationsUnmet.
+PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode,
+                           const NextPhase& next) {
+  PhasesEnded out;
+  size_t unmet = 0, judged = 0;
+  for (;;) {
+    if (stopped(req)) {
+      out.end = out.phases.empty()
+                    ? stop(Outcome::InterruptedBefore, "interrupted before the first phase; nothing was changed")
+                    : stop(Outcome::Interrupted, stopped_by(req) + " after " + std::to_string(out.phases.size()) +
+                                                     (out.phases.size() == 1 ? " phase" : " phases") +
+                                                     ": their results are out; every setting was restored");
+      return out;
+    }
+    auto phase = next(out.phases);
+    if (!phase) break;
+    if (mode == safety::Mode::Read && does_writes(phase->spec.rw)) {
+      out.end = stop(Outcome::BadInput, "phase \"" + phase->name +
+                                            "\" writes, but the device was checked for reading only: nothing was "
+                                            "written (the request's spec decides the preflight's mode)");
+      return out;
+    }
+    auto measured = measure(req, steps, checked, mode, phase->spec);
+    if (auto* end = std::get_if<Ended>(&measured)) {
+      out.end = *end;
+      return out;
+    }
+    auto& m = std::get<Measured>(measured);
+    m.report.expectations = check_expectations(phase->expectations, m.report.results);
+    out.phases.push_back({std::move(*phase), m.report});
+    if (auto cut = unfinished(req, checked.device, m)) {
+      out.end = *cut;
+      return out;
+    }
+    Ended end = measured_outcome(m.report);
+    if (end.why != Outcome::Ok && end.why != Outcome::ExpectationsUnmet) {
+      out.end = end;
+      return out;
+    }
+    for (const auto& e : m.report.expectations) unmet += e.met ? 0 : 1;
+    judged += m.report.expectations.size();
+  }
+  if (unmet) {
+    out.end = stop(Outcome::ExpectationsUnmet, std::to_string(unmet) + " of " + std::to_string(judged) +
+                                                   " expectations not met: see the report");
+  }
+  return out;
+}
+
+// The device preflight, in write mode when req.spec writes: the safe device and its held claim,
+// or why nothing runs.
+struct Claimed {
+  safety::Checked checked;
+  safety::Mode mode;
+};
+std::variant<Claimed, Ended> claim(const Request& req, const Steps& steps, const std::string& device) {
+  if (stopped(req)) return stop(Outcome::InterruptedBefore, "interrupted before the run started; nothing was changed");
+  if (auto st = steps.preflight.name(device); !st) return stop(Outcome::BadInput, st.error());
+  auto mode = does_writes(req.spec.rw) ? safety::Mode::Write : safety::Mode::Read;
+  auto checked = steps.preflight.check(device, mode);
+  if (!checked.verdict.safe()) {
+    report_refusal(req, steps, checked.verdict);
+    return refused(checked.verdict, kRefusedWhy);
+  }
+  return Claimed{std::move(checked), mode};
 }
 
 // The scratch device and the held preflight claim live until the report is written.
 Ended run_device(const Request& req, const Steps& steps) {
   auto chosen = device_for(req, steps);
   if (auto* end = std::get_if<Ended>(&chosen)) return *end;
-  const auto* device = std::get_if<std::string>(&chosen);
-  if (stopped(req)) return stop(Outcome::InterruptedBefore, "interrupted before the run started; nothing was changed");
-  if (auto st = steps.preflight.name(*device); !st) return stop(Outcome::BadInput, st.error());
-  auto mode = does_writes(req.spec.rw) ? safety::Mode::Write : safety::Mode::Read;
-  auto checked = steps.preflight.check(*device, mode);
-  if (!checked.verdict.safe()) {
-    report_refusal(req, steps, checked.verdict);
-    return refused(checked.verdict, kRefusedWhy);
-  }
-  return run_checked(req, steps, checked, mode);
+  auto claimed = claim(req, steps, std::get<std::string>(chosen));
+  if (auto* end = std::get_if<Ended>(&claimed)) return *end;
+  const auto& c = std::get<Claimed>(claimed);
+  return run_checked(req, steps, c.checked, c.mode);
 }
 
 }  // namespace
@@ -246,6 +330,18 @@ Ended run(const Request& req, const Steps& steps) {
     return stop(Outcome::BadInput, "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR");
   }
   return run_device(req, steps);
+}
+
+PhasesEnded run_phases(const Request& req, const Steps& steps, const NextPhase& next) {
+  if (req.scratch.empty() && req.devices.size() != 1) {
+    return {stop(Outcome::BadInput, "a DEVICE is needed (like vdc or /dev/vdc), or --scratch SIZE"), {}};
+  }
+  auto chosen = device_for(req, steps);
+  if (auto* end = std::get_if<Ended>(&chosen)) return {*end, {}};
+  auto claimed = claim(req, steps, std::get<std::string>(chosen));
+  if (auto* end = std::get_if<Ended>(&claimed)) return {*end, {}};
+  const auto& c = std::get<Claimed>(claimed);
+  return phases_checked(req, steps, c.checked, c.mode, next);
 }
 
 }  // namespace diskprobe::run

@@ -75,6 +75,9 @@ struct FakeEngine : run::Engine {
   Log& log;
   std::atomic<bool>* interrupt = nullptr;  // set while "running": a signal during the run
   bool fail = false;
+  int fail_on = 0;  // fails the Nth run (1-based); 0 = never
+  int runs = 0;
+  std::vector<std::optional<Region>> regions;  // the region of every run
   EngineOptions seen;
   JobSpec seen_spec;
   explicit FakeEngine(Log& l) : log(l) {}
@@ -82,8 +85,9 @@ struct FakeEngine : run::Engine {
     log.calls.push_back("engine");
     seen = opts;
     seen_spec = spec;
+    regions.push_back(opts.region);
     if (interrupt) interrupt->store(true);
-    if (fail) return make_error("io_uring_queue_init: Cannot allocate memory");
+    if (fail || ++runs == fail_on) return make_error("io_uring_queue_init: Cannot allocate memory");
     return Results{};
   }
 };
@@ -91,10 +95,12 @@ struct FakeEngine : run::Engine {
 struct FakeZeroing : run::Zeroing {
   Log& log;
   std::optional<Region> region;
+  std::vector<Region> zeroed;  // every region zeroed, in order
   explicit FakeZeroing(Log& l) : log(l) {}
   Result<std::vector<safety::ByteRange>> zero(const safety::Checked& c, const Region& r) override {
     log.calls.push_back("zero");
     region = r;
+    zeroed.push_back(r);
     return safety::edge_ranges(c.device.size_bytes, r);
   }
 };
@@ -421,4 +427,186 @@ TEST_CASE("a --scratch run goes to the scratch device the host made", "[run]") {
   f.req.scratch = "64M";
   CHECK(f.go().why == Outcome::Ok);
   CHECK(f.log.calls.front() == "preflight /dev/scratch0");
+}
+
+namespace {
+
+run::Phase phase(const char* name, RwMode rw, std::vector<std::string> expect = {}) {
+  run::Phase p;
+  p.name = name;
+  p.spec.rw = rw;
+  p.spec.bs = 4096;
+  for (const auto& text : expect) p.expectations.push_back(*parse_expectation(text));
+  return p;
+}
+
+// Hands out `phases` in order, and logs each ask with how many phases were done.
+struct Phases {
+  Log& log;
+  std::vector<run::Phase> phases;
+  run::NextPhase next() {
+    return [this](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
+      log.calls.push_back("next " + std::to_string(done.size()));
+      if (done.size() >= phases.size()) return std::nullopt;
+      return phases[done.size()];
+    };
+  }
+};
+
+struct PhaseFixture : Fixture {
+  Phases phases{log, {phase("random write IOPS", RwMode::RandWrite), phase("random read IOPS", RwMode::RandRead),
+                      phase("sequential write", RwMode::Write)}};
+  run::PhasesEnded go_phases() {
+    return run::run_phases(req, {preflight, tuner, engine, zeroing, host, files, outputs}, phases.next());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("run_phases: one preflight, then each phase applied, rechecked, run, zeroed when it wrote, restored",
+          "[run][phases]") {
+  PhaseFixture f;
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::Ok);
+  REQUIRE(end.phases.size() == 3);
+  CHECK(end.phases[1].phase.name == "random read IOPS");
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0",
+                                                "next 0", "apply", "recheck", "engine", "zero", "restore",
+                                                "next 1", "apply", "recheck", "engine", "restore",
+                                                "next 2", "apply", "recheck", "engine", "zero", "restore",
+                                                "next 3"});
+  CHECK_FALSE(f.log.has("report"));  // the caller writes the one report of the whole run
+  CHECK(f.tuner.changed.empty());
+}
+
+TEST_CASE("run_phases zeroes after every writing phase, only inside that phase's region", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases[0].spec.offset_percent = 25;
+  f.phases.phases[0].spec.size_percent = 50;
+  f.phases.phases[2].spec.offset = 1 * kMiB;
+  f.phases.phases[2].spec.size = 8 * kMiB;
+  REQUIRE(f.go_phases().end.why == Outcome::Ok);
+  REQUIRE(f.zeroing.zeroed.size() == 2);
+  REQUIRE(f.engine.regions.size() == 3);
+  const std::vector<Region> want = {*f.engine.regions[0], *f.engine.regions[2]};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Region& z = f.zeroing.zeroed[i];
+    CHECK((z.offset == want[i].offset && z.size == want[i].size && z.write_bs == want[i].write_bs));
+    for (const auto& r : safety::edge_ranges(f.preflight.size, z)) {
+      CHECK(r.offset >= z.offset);
+      CHECK(r.offset + r.length <= z.write_end());
+    }
+  }
+  CHECK(f.zeroing.zeroed[0].offset == 16 * kMiB);
+  CHECK(f.zeroing.zeroed[1].offset == 1 * kMiB);
+}
+
+TEST_CASE("run_phases: a refused device runs no phase", "[run][phases]") {
+  PhaseFixture f;
+  f.preflight.safe = false;
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::Refused);
+  CHECK(run::exit_code(end.end.why) == 3);
+  REQUIRE(end.end.verdict);
+  CHECK(end.phases.empty());
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "junit refused"});
+}
+
+TEST_CASE("run_phases: the first failure ends the sequence, settings restored", "[run][phases]") {
+  SECTION("the engine fails in the second phase") {
+    PhaseFixture f;
+    f.engine.fail_on = 2;
+    auto end = f.go_phases();
+    CHECK(end.end.why == Outcome::EngineFailed);
+    CHECK(end.phases.size() == 1);
+    CHECK(f.log.calls.back() == "restore");
+    CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "engine") == 2);
+    CHECK(f.tuner.changed.empty());
+  }
+  SECTION("the recheck refuses before the first phase's engine") {
+    PhaseFixture f;
+    f.preflight.safe_again = false;
+    auto end = f.go_phases();
+    CHECK(end.end.why == Outcome::Refused);
+    CHECK(end.phases.empty());
+    CHECK_FALSE(f.log.has("engine"));
+    CHECK(f.log.calls.back() == "restore");
+  }
+  SECTION("a phase's spec the target cannot take: bad input, before that phase changes anything") {
+    PhaseFixture f;
+    f.phases.phases[1].spec.bs = 1000;
+    auto end = f.go_phases();
+    CHECK(end.end.why == Outcome::BadInput);
+    CHECK(end.phases.size() == 1);
+    CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "apply") == 1);
+    CHECK(f.tuner.changed.empty());
+  }
+}
+
+TEST_CASE("run_phases honours the stop flag inside a phase and between phases", "[run][phases]") {
+  SECTION("inside the first phase: its partial results are kept, no further phase") {
+    PhaseFixture f;
+    f.req.stopped_by = [] { return std::string("interrupted by Interrupt"); };
+    f.engine.interrupt = &f.stop;
+    auto end = f.go_phases();
+    CHECK(end.end.why == Outcome::Interrupted);
+    REQUIRE(end.phases.size() == 1);
+    CHECK(end.phases[0].report.results.interrupted);
+    CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "engine") == 1);
+    CHECK(f.log.has("zero"));
+    CHECK(f.log.calls.back() == "restore");
+  }
+  SECTION("between phases: after the first phase's restore, the next phase is not asked for") {
+    struct StopOnRestore : FakeTuner {
+      std::atomic<bool>& stop;
+      StopOnRestore(Log& l, std::atomic<bool>& s) : FakeTuner(l), stop(s) {}
+      Status restore() override {
+        if (!changed.empty()) stop = true;
+        return FakeTuner::restore();
+      }
+    };
+    PhaseFixture f;
+    StopOnRestore tuner(f.log, f.stop);
+    f.req.stopped_by = [] { return std::string("interrupted by Terminated"); };
+    auto end = run::run_phases(f.req, {f.preflight, tuner, f.engine, f.zeroing, f.host, f.files, f.outputs},
+                               f.phases.next());
+    CHECK(end.end.why == Outcome::Interrupted);
+    CHECK(end.end.message ==
+          "interrupted by Terminated after 1 phase: their results are out; every setting was restored");
+    CHECK(end.phases.size() == 1);
+    CHECK_FALSE(end.phases[0].report.results.interrupted);
+    CHECK_FALSE(f.log.has("next 1"));
+    CHECK(f.log.calls.back() == "restore");
+  }
+  SECTION("before the first phase: no preflight, nothing changed") {
+    PhaseFixture f;
+    f.stop = true;
+    auto end = f.go_phases();
+    CHECK(end.end.why == Outcome::InterruptedBefore);
+    CHECK(f.log.calls.empty());
+  }
+}
+
+TEST_CASE("run_phases: unmet expectations judge a phase but do not end the sequence", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases[0].expectations.push_back(*parse_expectation("iops>=1000"));
+  f.phases.phases[1].expectations.push_back(*parse_expectation("errors==0"));
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::ExpectationsUnmet);
+  CHECK(run::exit_code(end.end.why) == 4);
+  CHECK(end.end.message == "1 of 2 expectations not met: see the report");
+  REQUIRE(end.phases.size() == 3);
+  REQUIRE(end.phases[0].report.expectations.size() == 1);
+  CHECK_FALSE(end.phases[0].report.expectations[0].met);
+  CHECK(end.phases[1].report.expectations[0].met);
+}
+
+TEST_CASE("run_phases: a read-only preflight runs no writing phase", "[run][phases]") {
+  PhaseFixture f;
+  f.req.spec.rw = RwMode::RandRead;  // the request's spec decides the preflight's mode
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::BadInput);
+  CHECK(end.phases.empty());
+  CHECK_FALSE(f.log.has("engine"));
+  CHECK_FALSE(f.log.has("apply"));
 }
