@@ -19,13 +19,15 @@ struct Percentile {
   const char* color;
   double Point::*ns;
 };
-constexpr Percentile kSeries[] = {
-    {"p50", "#1f77b4", &Point::p50_ns}, {"p99", "#ff7f0e", &Point::p99_ns}, {"p99.9", "#d62728", &Point::p999_ns}};
+constexpr Percentile kSeries[] = {{"p50", "#1f77b4", &Point::p50_ns},
+                                  {"p99", "#ff7f0e", &Point::p99_ns},
+                                  {"p99.9", "#d62728", &Point::p999_ns}};
 
 void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size_t> knee) {
   const double w = kWidth, h = kChartHeight, pw = w - kLeft - kRight, ph = h - kTop - kBottom;
   appendf(o,
-          "<svg id=\"curve\" class=\"chart curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+          "<svg id=\"curve\" class=\"chart curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+          "%.0f\" "
           "width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"latency against IOPS\">\n",
           w, h, w, h);
   double xmax = 0, lo = 1e18, hi = 0;
@@ -36,8 +38,8 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
     }
   }
   if (pts.empty() || hi <= 0) {
-    appendf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no step was measured</text>\n</svg>\n", w / 2,
-            h / 2);
+    appendf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no step was measured</text>\n</svg>\n",
+            w / 2, h / 2);
     return;
   }
   xmax *= 1.08;
@@ -50,10 +52,10 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
     for (double m : {1.0, 2.0, 5.0}) {
       double ns = m * std::pow(10.0, d);
       if (std::log10(ns) > dhi + 1e-9) break;
-      appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(ns), w - kRight,
-              y(ns));
-      appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6, y(ns) + 4,
-              esc(latency(ns)).c_str());
+      appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(ns),
+              w - kRight, y(ns));
+      appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
+              y(ns) + 4, esc(latency(ns)).c_str());
     }
   }
   double step = std::pow(10.0, std::floor(std::log10(xmax / 5)));
@@ -64,7 +66,8 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
     }
   }
   for (double t = 0; t <= xmax; t += step) {
-    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x(t), kTop, x(t), kTop + ph);
+    appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x(t), kTop, x(t),
+            kTop + ph);
     appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x(t),
             h - kBottom + 16, esc(iops_text(t)).c_str());
   }
@@ -83,26 +86,30 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
             "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"6 4\"/>"
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#222\" stroke-width=\"2\"/>"
             "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">knee: %s, %s IOPS</text></g>\n",
-            *knee, k.iops, k.p99_ns, x(k.iops), kTop, x(k.iops), kTop + ph, x(k.iops), y(k.p99_ns), x(k.iops) - 8,
-            kTop + 14, esc(step_name(k.load)).c_str(), esc(iops_text(k.iops)).c_str());
+            *knee, k.iops, k.p99_ns, x(k.iops), kTop, x(k.iops), kTop + ph, x(k.iops), y(k.p99_ns),
+            x(k.iops) - 8, kTop + 14, esc(step_name(k.load)).c_str(), esc(iops_text(k.iops)).c_str());
   }
   double legend_x = kLeft + 10;
   for (const auto& s : kSeries) {
     std::string d;
-    for (size_t i = 0; i < pts.size(); ++i) appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(pts[i].iops), y(pts[i].*s.ns));
-    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(), s.color);
+    for (size_t i = 0; i < pts.size(); ++i)
+      appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(pts[i].iops), y(pts[i].*s.ns));
+    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(),
+            s.color);
     for (size_t i = 0; i < pts.size(); ++i) {
       const Point& p = pts[i];
-      appendf(o,
-              "<circle class=\"point\" data-series=\"%s\" data-step=\"%zu\" data-iops=\"%.1f\" data-ns=\"%.0f\" "
-              "cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%s: %s at %s IOPS</title></circle>\n",
-              s.name, i, p.iops, p.*s.ns, x(p.iops), y(p.*s.ns), s.color, esc(step_name(p.load)).c_str(),
-              s.name, esc(iops_text(p.iops)).c_str());
+      appendf(
+          o,
+          "<circle class=\"point\" data-series=\"%s\" data-step=\"%zu\" data-iops=\"%.1f\" data-ns=\"%.0f\" "
+          "cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"><title>%s: %s at %s IOPS</title></circle>\n",
+          s.name, i, p.iops, p.*s.ns, x(p.iops), y(p.*s.ns), s.color, esc(step_name(p.load)).c_str(), s.name,
+          esc(iops_text(p.iops)).c_str());
     }
-    appendf(o,
-            "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
-            "y=\"18\">%s</text>\n",
-            legend_x, s.color, legend_x + 16, s.name);
+    appendf(
+        o,
+        "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
+        "y=\"18\">%s</text>\n",
+        legend_x, s.color, legend_x + 16, s.name);
     legend_x += 80;
   }
   o += "</svg>\n";
@@ -134,9 +141,9 @@ std::string render_html(const CurveReport& r) {
        "<th>p99</th><th>p99.9</th><th>steady</th></tr>\n";
   for (const auto& p : r.points) {
     appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-            esc(step_name(p.load)).c_str(), esc(iops_text(p.iops)).c_str(), esc(bandwidth(p.bw_bytes)).c_str(),
-            esc(latency(p.p50_ns)).c_str(), esc(latency(p.p99_ns)).c_str(), esc(latency(p.p999_ns)).c_str(),
-            p.steady ? "yes" : "no");
+            esc(step_name(p.load)).c_str(), esc(iops_text(p.iops)).c_str(),
+            esc(bandwidth(p.bw_bytes)).c_str(), esc(latency(p.p50_ns)).c_str(),
+            esc(latency(p.p99_ns)).c_str(), esc(latency(p.p999_ns)).c_str(), p.steady ? "yes" : "no");
   }
   o += "</table>\n";
   if (!r.notes.empty()) {

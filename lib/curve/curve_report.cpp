@@ -34,14 +34,16 @@ std::string render_text(const CurveReport& r) {
   auto knee = knee_of(r);
   for (size_t i = 0; i < r.points.size(); ++i) {
     const Point& p = r.points[i];
-    html::appendf(o, "%-30s %10s %12s %10s %10s %10s  %s%s\n", step_name(p.load).c_str(), iops_text(p.iops).c_str(),
-                  bandwidth(p.bw_bytes).c_str(), latency(p.p50_ns).c_str(), latency(p.p99_ns).c_str(),
-                  latency(p.p999_ns).c_str(), p.steady ? "yes" : "no", knee == i ? "  <- knee" : "");
+    html::appendf(o, "%-30s %10s %12s %10s %10s %10s  %s%s\n", step_name(p.load).c_str(),
+                  iops_text(p.iops).c_str(), bandwidth(p.bw_bytes).c_str(), latency(p.p50_ns).c_str(),
+                  latency(p.p99_ns).c_str(), latency(p.p999_ns).c_str(), p.steady ? "yes" : "no",
+                  knee == i ? "  <- knee" : "");
   }
   if (knee) {
     const Point& k = r.points[*knee];
-    html::appendf(o, "knee: %s at %s IOPS, p99 %s (p99 grew more than %.0f%% while IOPS gained under %.0f%%, "
-                     "or more than %g times as fast as IOPS)\n",
+    html::appendf(o,
+                  "knee: %s at %s IOPS, p99 %s (p99 grew more than %.0f%% while IOPS gained under %.0f%%, "
+                  "or more than %g times as fast as IOPS)\n",
                   step_name(k.load).c_str(), iops_text(k.iops).c_str(), latency(k.p99_ns).c_str(),
                   r.options.knee.min_latency_growth * 100, r.options.knee.min_iops_gain * 100,
                   r.options.knee.max_elasticity);
@@ -70,7 +72,9 @@ nlohmann::json to_json(const CurveReport& r) {
   }
   nlohmann::json knee = nullptr;
   if (auto k = knee_of(r)) {
-    knee = {{"step", *k}, {"name", step_name(r.points[*k].load)}, {"iops", r.points[*k].iops},
+    knee = {{"step", *k},
+            {"name", step_name(r.points[*k].load)},
+            {"iops", r.points[*k].iops},
             {"clat_p99_ns", r.points[*k].p99_ns}};
   }
   const KneeRule& rule = r.options.knee;

@@ -80,10 +80,12 @@ std::string why_ended(const Options& o, const std::vector<Point>& done) {
   auto series = main_series(done);
   if (auto knee = find_knee(series, o.knee)) {
     size_t past = series.size() - 1 - *knee;
-    return past == 0 ? "at the knee" : std::to_string(past) + (past == 1 ? " step" : " steps") + " past the knee";
+    return past == 0 ? "at the knee"
+                     : std::to_string(past) + (past == 1 ? " step" : " steps") + " past the knee";
   }
   if (!o.rate_fractions.empty() && !of_kind(done, true).empty()) return "after the last rate step";
-  if (!o.rate_fractions.empty() && o.max_iops <= 0) return "with no IOPS measured to take the rate steps from";
+  if (!o.rate_fractions.empty() && o.max_iops <= 0)
+    return "with no IOPS measured to take the rate steps from";
   return "at --max-iodepth " + std::to_string(o.max_iodepth) + " without a knee";
 }
 

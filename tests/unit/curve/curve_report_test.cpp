@@ -71,7 +71,8 @@ TEST_CASE("curve JSON: every step's load and figures, the knee by index", "[curv
   CHECK(j["knee_rule"]["max_elasticity"] == 2.0);
 }
 
-TEST_CASE("curve HTML: one series per percentile, a point per step each, the knee marked", "[curve][report]") {
+TEST_CASE("curve HTML: one series per percentile, a point per step each, the knee marked",
+          "[curve][report]") {
   auto h = render_html(knee_at_qd16());
   CHECK(count(h, "<path class=\"series\"") == 3);
   CHECK(count(h, "<circle class=\"point\" data-series=\"p50\"") == 6);

@@ -95,7 +95,8 @@ TEST_CASE("a limit between two steps: the knee is the step that crossed it, or t
 
 TEST_CASE("flat then a wall: latency flat while IOPS grows, then latency only", "[curve][sweep]") {
   std::vector<Point> pts;
-  for (double iops : {1000.0, 2000.0, 4000.0, 8000.0}) pts.push_back({{}, iops, 0, 50e3, 100e3, 150e3, false});
+  for (double iops : {1000.0, 2000.0, 4000.0, 8000.0})
+    pts.push_back({{}, iops, 0, 50e3, 100e3, 150e3, false});
   pts.push_back({{}, 8100, 0, 500e3, 1e6, 2e6, false});
   pts.push_back({{}, 8150, 0, 1e6, 2e6, 4e6, false});
   CHECK(find_knee(pts, KneeRule{}) == std::optional<size_t>(4));
@@ -105,7 +106,8 @@ TEST_CASE("latency that grows in step with IOPS is no knee", "[curve][sweep]") {
   // p99 +40% for IOPS +100%: elasticity 0.49.
   std::vector<Point> pts;
   double lat = 100e3;
-  for (double iops = 1000; iops < 100000; iops *= 2, lat *= 1.4) pts.push_back({{}, iops, 0, lat, lat, lat, false});
+  for (double iops = 1000; iops < 100000; iops *= 2, lat *= 1.4)
+    pts.push_back({{}, iops, 0, lat, lat, lat, false});
   CHECK_FALSE(find_knee(pts, KneeRule{}));
 }
 

@@ -13,12 +13,12 @@
 namespace diskprobe::curve {
 
 struct CurveReport {
-  JobSpec spec;                    // the profile the steps vary
-  std::string device;              // "/dev/loop3"
-  std::string preflight;           // "safe" or the verdict summary
+  JobSpec spec;           // the profile the steps vary
+  std::string device;     // "/dev/loop3"
+  std::string preflight;  // "safe" or the verdict summary
   Options options;
-  std::vector<Point> points;       // every step, in the order run
-  std::string ended;               // "past the knee", "at --max-iodepth 64", an error
+  std::vector<Point> points;  // every step, in the order run
+  std::string ended;          // "past the knee", "at --max-iodepth 64", an error
   std::vector<std::string> notes;
 };
 

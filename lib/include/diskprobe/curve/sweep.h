@@ -24,7 +24,7 @@ struct Point {
   Load load;
   double iops = 0, bw_bytes = 0;
   double p50_ns = 0, p99_ns = 0, p999_ns = 0;  // completion latency
-  bool steady = false;                          // ended steady, not at --step-time
+  bool steady = false;                         // ended steady, not at --step-time
 };
 
 // The knee: the first step i whose move from step i-1 made p99 grow by more than

@@ -9,8 +9,8 @@ namespace diskprobe::html {
 __attribute__((format(printf, 2, 3))) void appendf(std::string& out, const char* fmt, ...);
 std::string esc(const std::string& raw);  // for text and attribute values; non-UTF-8 becomes U+FFFD
 std::string num(double v, const char* f = "%.1f");
-std::string latency(double ns);           // "1.25 ms"
-std::string iops_text(double v);          // "12.5k"
+std::string latency(double ns);             // "1.25 ms"
+std::string iops_text(double v);            // "12.5k"
 std::string bandwidth(double bytes_per_s);  // "98.4 MiB/s"
 // <!DOCTYPE ...> to <body>: the charset, a policy that loads nothing, the title, the style.
 std::string page_head(const std::string& title);
