@@ -131,19 +131,27 @@ std::string render_html(const CurveReport& r) {
   curve_svg(o, series, knee);
   o += "</figure>\n";
   if (knee) {
-    appendf(o, "<p id=\"knee\">knee at %s: %s IOPS, p99 %s</p>\n", esc(step_name(series[*knee].load)).c_str(),
-            esc(iops_text(series[*knee].iops)).c_str(), esc(latency(series[*knee].p99_ns)).c_str());
+    const Point& k = series[*knee];
+    appendf(o,
+            "<p id=\"knee\">knee at %s: %s IOPS, mean %s, p99 %s: the first step whose mean latency grew by "
+            "more than %.0f%% for under %.0f%% more IOPS, or more than %g times as fast as IOPS</p>\n",
+            esc(step_name(k.load)).c_str(), esc(iops_text(k.iops)).c_str(), esc(latency(k.mean_ns)).c_str(),
+            esc(latency(k.p99_ns)).c_str(), r.options.knee.min_latency_growth * 100,
+            r.options.knee.min_iops_gain * 100, r.options.knee.max_elasticity);
   } else {
     o += "<p id=\"knee\">no knee: latency grew no faster than IOPS over the steps run</p>\n";
   }
   if (!r.ended.empty()) appendf(o, "<p id=\"ended\">the sweep ended %s</p>\n", esc(r.ended).c_str());
-  o += "<h2>Steps</h2>\n<table id=\"steps\"><tr><th>step</th><th>IOPS</th><th>bandwidth</th><th>p50</th>"
+  o += "<h2>Steps</h2>\n<table "
+       "id=\"steps\"><tr><th>step</th><th>IOPS</th><th>bandwidth</th><th>mean</th><th>p50</th>"
        "<th>p99</th><th>p99.9</th><th>steady</th></tr>\n";
   for (const auto& p : r.points) {
-    appendf(o, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-            esc(step_name(p.load)).c_str(), esc(iops_text(p.iops)).c_str(),
-            esc(bandwidth(p.bw_bytes)).c_str(), esc(latency(p.p50_ns)).c_str(),
-            esc(latency(p.p99_ns)).c_str(), esc(latency(p.p999_ns)).c_str(), p.steady ? "yes" : "no");
+    appendf(
+        o,
+        "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+        esc(step_name(p.load)).c_str(), esc(iops_text(p.iops)).c_str(), esc(bandwidth(p.bw_bytes)).c_str(),
+        esc(latency(p.mean_ns)).c_str(), esc(latency(p.p50_ns)).c_str(), esc(latency(p.p99_ns)).c_str(),
+        esc(latency(p.p999_ns)).c_str(), p.steady ? "yes" : "no");
   }
   o += "</table>\n";
   if (!r.notes.empty()) {

@@ -19,9 +19,9 @@ std::optional<size_t> knee_of(const CurveReport& r) {
 }
 
 std::string step_line(const Point& p) {
-  return step_name(p.load) + ": " + iops_text(p.iops) + " IOPS, " + bandwidth(p.bw_bytes) + ", p50 " +
-         latency(p.p50_ns) + ", p99 " + latency(p.p99_ns) + ", p99.9 " + latency(p.p999_ns) +
-         (p.steady ? ", steady" : "");
+  return step_name(p.load) + ": " + iops_text(p.iops) + " IOPS, " + bandwidth(p.bw_bytes) + ", mean " +
+         latency(p.mean_ns) + ", p50 " + latency(p.p50_ns) + ", p99 " + latency(p.p99_ns) + ", p99.9 " +
+         latency(p.p999_ns) + (p.steady ? ", steady" : "");
 }
 
 std::string render_text(const CurveReport& r) {
@@ -29,24 +29,25 @@ std::string render_text(const CurveReport& r) {
   std::string o;
   html::appendf(o, "diskprobe curve: %s on %s (rw=%s bs=%u numjobs=%u)\n", s.name.c_str(), r.device.c_str(),
                 std::string(to_string(s.rw)).c_str(), s.bs, s.numjobs);
-  html::appendf(o, "%-30s %10s %12s %10s %10s %10s  %s\n", "step", "IOPS", "bandwidth", "p50", "p99", "p99.9",
-                "steady");
+  html::appendf(o, "%-26s %8s %12s %10s %10s %10s %10s  %s\n", "step", "IOPS", "bandwidth", "mean", "p50",
+                "p99", "p99.9", "steady");
   auto knee = knee_of(r);
   for (size_t i = 0; i < r.points.size(); ++i) {
     const Point& p = r.points[i];
-    html::appendf(o, "%-30s %10s %12s %10s %10s %10s  %s%s\n", step_name(p.load).c_str(),
-                  iops_text(p.iops).c_str(), bandwidth(p.bw_bytes).c_str(), latency(p.p50_ns).c_str(),
-                  latency(p.p99_ns).c_str(), latency(p.p999_ns).c_str(), p.steady ? "yes" : "no",
-                  knee == i ? "  <- knee" : "");
+    html::appendf(o, "%-26s %8s %12s %10s %10s %10s %10s  %s%s\n", step_name(p.load).c_str(),
+                  iops_text(p.iops).c_str(), bandwidth(p.bw_bytes).c_str(), latency(p.mean_ns).c_str(),
+                  latency(p.p50_ns).c_str(), latency(p.p99_ns).c_str(), latency(p.p999_ns).c_str(),
+                  p.steady ? "yes" : "no", knee == i ? "  <- knee" : "");
   }
   if (knee) {
     const Point& k = r.points[*knee];
-    html::appendf(o,
-                  "knee: %s at %s IOPS, p99 %s (p99 grew more than %.0f%% while IOPS gained under %.0f%%, "
-                  "or more than %g times as fast as IOPS)\n",
-                  step_name(k.load).c_str(), iops_text(k.iops).c_str(), latency(k.p99_ns).c_str(),
-                  r.options.knee.min_latency_growth * 100, r.options.knee.min_iops_gain * 100,
-                  r.options.knee.max_elasticity);
+    html::appendf(
+        o,
+        "knee: %s at %s IOPS, mean %s, p99 %s (mean latency grew more than %.0f%% while IOPS gained "
+        "under %.0f%%, or more than %g times as fast as IOPS)\n",
+        step_name(k.load).c_str(), iops_text(k.iops).c_str(), latency(k.mean_ns).c_str(),
+        latency(k.p99_ns).c_str(), r.options.knee.min_latency_growth * 100,
+        r.options.knee.min_iops_gain * 100, r.options.knee.max_elasticity);
   } else {
     o += "knee: none found: latency grew no faster than IOPS over the steps run\n";
   }
@@ -65,6 +66,7 @@ nlohmann::json to_json(const CurveReport& r) {
                      {"rate_fraction", p.load.fraction},
                      {"iops", p.iops},
                      {"bw_bytes_per_s", p.bw_bytes},
+                     {"clat_mean_ns", p.mean_ns},
                      {"clat_p50_ns", p.p50_ns},
                      {"clat_p99_ns", p.p99_ns},
                      {"clat_p99_9_ns", p.p999_ns},
@@ -75,6 +77,7 @@ nlohmann::json to_json(const CurveReport& r) {
     knee = {{"step", *k},
             {"name", step_name(r.points[*k].load)},
             {"iops", r.points[*k].iops},
+            {"clat_mean_ns", r.points[*k].mean_ns},
             {"clat_p99_ns", r.points[*k].p99_ns}};
   }
   const KneeRule& rule = r.options.knee;

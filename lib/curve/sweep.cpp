@@ -13,12 +13,12 @@ bool is_rate(const Point& p) { return p.load.rate_iops > 0; }
 
 // Did the move from a to b bend the curve (KneeRule)?
 bool bends(const Point& a, const Point& b, const KneeRule& rule) {
-  if (a.iops <= 0 || a.p99_ns <= 0 || b.iops <= 0 || b.p99_ns <= 0) return false;
-  double latency_growth = b.p99_ns / a.p99_ns - 1;
+  if (a.iops <= 0 || a.mean_ns <= 0 || b.iops <= 0 || b.mean_ns <= 0) return false;
+  double latency_growth = b.mean_ns / a.mean_ns - 1;
   if (latency_growth <= rule.min_latency_growth) return false;
   double gain = b.iops / a.iops - 1;
   if (gain < rule.min_iops_gain) return true;
-  return std::log(b.p99_ns / a.p99_ns) / std::log(b.iops / a.iops) > rule.max_elasticity;
+  return std::log(b.mean_ns / a.mean_ns) / std::log(b.iops / a.iops) > rule.max_elasticity;
 }
 
 std::vector<Point> of_kind(const std::vector<Point>& points, bool rate) {
@@ -45,8 +45,16 @@ std::optional<Load> next_depth(const Options& o, const std::vector<Point>& qd) {
 }  // namespace
 
 std::optional<size_t> find_knee(const std::vector<Point>& points, const KneeRule& rule) {
+  double best = points.empty() ? 0 : points[0].iops;  // before the candidate
   for (size_t i = 1; i < points.size(); ++i) {
-    if (bends(points[i - 1], points[i], rule)) return i;
+    if (bends(points[i - 1], points[i], rule)) {
+      double wall = std::max(best, points[i].iops) * (1 + rule.recovery);
+      bool wall_like = points[i].iops < points[i - 1].iops * (1 + rule.min_iops_gain);
+      bool recovered = wall_like && std::any_of(points.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                                points.end(), [&](const Point& p) { return p.iops > wall; });
+      if (!recovered) return i;
+    }
+    best = std::max(best, points[i].iops);
   }
   return std::nullopt;
 }
@@ -113,6 +121,7 @@ Point point_of(const Results& r, const Load& load) {
   p.bw_bytes = static_cast<double>(r.read.bytes + r.write.bytes) / secs;
   Histogram clat = r.read.clat;
   clat.merge(r.write.clat);
+  p.mean_ns = clat.mean();
   p.p50_ns = static_cast<double>(clat.percentile(50));
   p.p99_ns = static_cast<double>(clat.percentile(99));
   p.p999_ns = static_cast<double>(clat.percentile(99.9));

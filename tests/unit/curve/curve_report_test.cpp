@@ -29,6 +29,7 @@ CurveReport knee_at_qd16() {
     p.iops = iops[i];
     p.bw_bytes = iops[i] * 4096;
     p.p50_ns = p.load.iodepth * 1e9 / iops[i];
+    p.mean_ns = 1.1 * p.p50_ns;
     p.p99_ns = 2 * p.p50_ns;
     p.p999_ns = 3 * p.p50_ns;
     p.steady = i % 2;
@@ -46,7 +47,7 @@ TEST_CASE("curve text: a row per step, the knee marked and explained", "[curve][
   CHECK(count(t, "\nQD ") == 6);
   CHECK_THAT(t, Contains("QD 16") && Contains("<- knee"));
   CHECK(count(t, "<- knee") == 1);
-  CHECK_THAT(t, Contains("knee: QD 16 at 8050 IOPS"));
+  CHECK_THAT(t, Contains("knee: QD 16 at 8050 IOPS, mean 2.19 ms"));
   CHECK_THAT(t, Contains("ended: one step past the knee"));
 }
 
@@ -64,6 +65,7 @@ TEST_CASE("curve JSON: every step's load and figures, the knee by index", "[curv
   CHECK(j["steps"][3]["iops"] == 8000.0);
   CHECK(j["steps"][3]["series"] == "iodepth");
   CHECK(j["steps"][0]["clat_p99_ns"] == 2e6);
+  CHECK(j["steps"][0]["clat_mean_ns"] == Approx(1.1e6));
   CHECK(j["knee"]["step"] == 4);
   CHECK(j["knee"]["name"] == "QD 16");
   CHECK(j["device"] == "/dev/loop7");

@@ -25,16 +25,24 @@ struct Point {
   double iops = 0, bw_bytes = 0;
   double p50_ns = 0, p99_ns = 0, p999_ns = 0;  // completion latency
   bool steady = false;                         // ended steady, not at --step-time
+  double mean_ns = 0;                          // completion latency: what the knee is judged on
 };
 
-// The knee: the first step i whose move from step i-1 made p99 grow by more than
-// min_latency_growth while IOPS grew by less than min_iops_gain, or grew at all but p99 grew
-// more than max_elasticity times as fast (d ln p99 / d ln IOPS). Below the knee a step buys
-// IOPS at a flat latency; from it on, a step buys mostly latency.
+// The knee: the first step i whose move from step i-1 made the mean completion latency grow by
+// more than min_latency_growth while IOPS grew by less than min_iops_gain, or grew at all but
+// latency grew more than max_elasticity times as fast (d ln latency / d ln IOPS). The mean, not
+// p99: by Little's law it is queue depth / IOPS whatever the device does, where p99 can sit at
+// a throttle's slice length from the first step on (cgroup blkio releases I/O every 100 ms). In
+// a queue-depth sweep, elasticity 2 is a doubling of the queue that bought under 26% more
+// IOPS. Below the knee a step buys
+// IOPS at a flat latency; from it on, a step buys mostly latency. When the knee is a wall (IOPS
+// gained under min_iops_gain), a later step that beats the best IOPS up to it by more than
+// recovery shows it was a dip (a noisy neighbour), not the device's wall: the search goes on.
 struct KneeRule {
   double max_elasticity = 2.0;
   double min_iops_gain = 0.05;       // 5%
-  double min_latency_growth = 0.25;  // 25%: a noisy p99 stays under it
+  double min_latency_growth = 0.25;  // 25%: noise stays under it
+  double recovery = 0.10;            // 10%
 };
 
 struct Options {
