@@ -40,6 +40,7 @@ int dispatch(int argc, char** argv) {
   if (c == "tune") return cmd_tune(*args, root);
   if (c == "compare") return cmd_compare(*args);
   if (c == "aggregate") return cmd_aggregate(*args);
+  if (c == "curve") return cmd_curve(*args, root);
   return cmd_run(*args, root);
 }
 

@@ -13,8 +13,6 @@
 
 namespace diskprobe::cli {
 
-namespace {
-
 run::Request run_request(const cli::Args& a, JobSpec spec, std::vector<Expectation> expectations) {
   run::Request req;
   req.spec = std::move(spec);
@@ -42,8 +40,6 @@ int render_end(const run::Ended& end) {
 
 // Parse and check the command line; the run itself is cmd/run's, with the real steps. Their
 // destructors (the tuning guard, then the scratch device) run after the report is out.
-}  // namespace
-
 int cmd_run(const cli::Args& args, const SysRoot& root) {
   cli::Args a = args;
   if (!a.filename.empty() && a.positional.empty()) a.positional.push_back(a.filename);  // fio's --filename

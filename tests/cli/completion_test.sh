@@ -62,6 +62,11 @@ expect "--output-format values" json run --output-format j
 expect "--output-format fio-json+" fio-json+ run --output-format fio
 expect "--output-format openmetrics" openmetrics run --output-format o
 expect "--rw values" randwrite run --rw randw
+expect "subcommand curve" curve cu
+expect "curve options" --max-iodepth curve --max-iod
+expect "curve --rate-steps" --rate-steps curve vdc --rate
+expect "curve devices" vdc --sysfs "$sysfs" curve ""
+refuse "--step-time is curve's" --step-time run --step
 
 [ "$failures" -eq 0 ] || { echo "$failures completion check(s) failed" >&2; exit 1; }
 echo "completion_test: ok"
