@@ -14,17 +14,30 @@ namespace {
 
 constexpr double kChartHeight = 440;  // taller than a run's timelines: the curve is the page
 
-struct Percentile {
+constexpr double kCurveLeft = 90;  // room for the latency ticks beside the axis label
+
+// One line per percentile, and the mean dashed: the knee is judged on it.
+struct Series {
   const char* name;
   const char* color;
   double Point::*ns;
+  const char* dash;
 };
-constexpr Percentile kSeries[] = {{"p50", "#1f77b4", &Point::p50_ns},
-                                  {"p99", "#ff7f0e", &Point::p99_ns},
-                                  {"p99.9", "#d62728", &Point::p999_ns}};
+constexpr Series kSeries[] = {{"p50", "#1f77b4", &Point::p50_ns, "none"},
+                              {"p99", "#ff7f0e", &Point::p99_ns, "none"},
+                              {"p99.9", "#d62728", &Point::p999_ns, "none"},
+                              {"mean", "#555555", &Point::mean_ns, "5 4"}};
+
+// A latency tick: "200 µs", "5 ms", "1 s" (decades and their 2x, 5x are whole).
+std::string tick(double ns) {
+  if (ns >= 1e9) return num(ns / 1e9, "%g") + " s";
+  if (ns >= 1e6) return num(ns / 1e6, "%g") + " ms";
+  if (ns >= 1e3) return num(ns / 1e3, "%g") + " µs";
+  return num(ns, "%g") + " ns";
+}
 
 void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size_t> knee) {
-  const double w = kWidth, h = kChartHeight, pw = w - kLeft - kRight, ph = h - kTop - kBottom;
+  const double w = kWidth, h = kChartHeight, pw = w - kCurveLeft - kRight, ph = h - kTop - kBottom;
   appendf(o,
           "<svg id=\"curve\" class=\"chart curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
           "%.0f\" "
@@ -45,17 +58,17 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
   xmax *= 1.08;
   double dlo = std::floor(std::log10(lo)), dhi = std::ceil(std::log10(hi));
   if (dhi <= dlo) dhi = dlo + 1;
-  auto x = [&](double iops) { return kLeft + pw * iops / xmax; };
+  auto x = [&](double iops) { return kCurveLeft + pw * iops / xmax; };
   auto y = [&](double ns) { return kTop + ph * (1 - (std::log10(std::max(ns, 1.0)) - dlo) / (dhi - dlo)); };
   // Decades, with 2x and 5x between them: the log scale reads as one.
   for (double d = dlo; d <= dhi; d += 1) {
     for (double m : {1.0, 2.0, 5.0}) {
       double ns = m * std::pow(10.0, d);
       if (std::log10(ns) > dhi + 1e-9) break;
-      appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kLeft, y(ns),
+      appendf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", kCurveLeft, y(ns),
               w - kRight, y(ns));
-      appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kLeft - 6,
-              y(ns) + 4, esc(latency(ns)).c_str());
+      appendf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", kCurveLeft - 6,
+              y(ns) + 4, esc(tick(ns)).c_str());
     }
   }
   double step = std::pow(10.0, std::floor(std::log10(xmax / 5)));
@@ -72,30 +85,30 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
             h - kBottom + 16, esc(iops_text(t)).c_str());
   }
   appendf(o, "<text class=\"axis\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">IOPS delivered</text>",
-          kLeft + pw / 2, h - 6);
+          kCurveLeft + pw / 2, h - 6);
   appendf(o,
           "<text class=\"axis\" x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
           "text-anchor=\"middle\">completion latency (log scale)</text>\n",
           kTop + ph / 2, kTop + ph / 2);
-  appendf(o, "<line class=\"frame\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", kLeft, kTop + ph,
-          w - kRight, kTop + ph);
+  appendf(o, "<line class=\"frame\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", kCurveLeft,
+          kTop + ph, w - kRight, kTop + ph);
   if (knee) {
     const Point& k = pts[*knee];
     appendf(o,
-            "<g class=\"knee\" data-step=\"%zu\" data-iops=\"%.1f\" data-p99-ns=\"%.0f\"><line x1=\"%.1f\" "
+            "<g class=\"knee\" data-step=\"%zu\" data-iops=\"%.1f\" data-mean-ns=\"%.0f\"><line x1=\"%.1f\" "
             "y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"6 4\"/>"
             "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#222\" stroke-width=\"2\"/>"
             "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">knee: %s, %s IOPS</text></g>\n",
-            *knee, k.iops, k.p99_ns, x(k.iops), kTop, x(k.iops), kTop + ph, x(k.iops), y(k.p99_ns),
+            *knee, k.iops, k.mean_ns, x(k.iops), kTop, x(k.iops), kTop + ph, x(k.iops), y(k.mean_ns),
             x(k.iops) - 8, kTop + 14, esc(step_name(k.load)).c_str(), esc(iops_text(k.iops)).c_str());
   }
-  double legend_x = kLeft + 10;
+  double legend_x = kCurveLeft + 10;
   for (const auto& s : kSeries) {
     std::string d;
     for (size_t i = 0; i < pts.size(); ++i)
       appendf(d, "%s%.1f,%.1f", i ? " L" : "M", x(pts[i].iops), y(pts[i].*s.ns));
-    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\"/>\n", s.name, d.c_str(),
-            s.color);
+    appendf(o, "<path class=\"series\" data-series=\"%s\" d=\"%s\" stroke=\"%s\" stroke-dasharray=\"%s\"/>\n",
+            s.name, d.c_str(), s.color, s.dash);
     for (size_t i = 0; i < pts.size(); ++i) {
       const Point& p = pts[i];
       appendf(

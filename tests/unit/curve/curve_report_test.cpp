@@ -76,7 +76,8 @@ TEST_CASE("curve JSON: every step's load and figures, the knee by index", "[curv
 TEST_CASE("curve HTML: one series per percentile, a point per step each, the knee marked",
           "[curve][report]") {
   auto h = render_html(knee_at_qd16());
-  CHECK(count(h, "<path class=\"series\"") == 3);
+  CHECK(count(h, "<path class=\"series\"") == 4);  // p50, p99, p99.9 and the mean the knee is judged on
+  CHECK(count(h, "<circle class=\"point\" data-series=\"mean\"") == 6);
   CHECK(count(h, "<circle class=\"point\" data-series=\"p50\"") == 6);
   CHECK(count(h, "<circle class=\"point\" data-series=\"p99\"") == 6);
   CHECK(count(h, "<circle class=\"point\" data-series=\"p99.9\"") == 6);
