@@ -354,6 +354,10 @@ OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ra
   --continue_on_error --verify --do_verify --percentiles --group_reporting --sync (bs=4k,16k:
   reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
   --filename DEVICE, --ioengine io_uring|libaio|sync|psync
+--rate_iops R[,W] and --rate R[,W] (7m: bytes/s) cap each job's reads and writes as fio's do.
+--ss KIND:LIMIT (--steadystate; iops, iops_slope, bw, bw_slope; 0.2% of the mean or absolute)
+  with --ss_dur 10s (--steadystate_duration) and --ss_ramp 5s (--steadystate_ramp_time) ends a
+  time_based run once a full window of per-second samples holds still, or at runtime, flagged.
 --directory DIR runs on one file of `size` per job in DIR (a filesystem), removed after the
   run unless --keep-files; a regular file works as DEVICE too.
 check and run sample a device of 1 GiB or more for data with no signature before writing

@@ -177,6 +177,13 @@ static std::string engine_options_text(const JobSpec& s) {
   if (s.force_async >= 0) o << " force_async=" << s.force_async;
   if (s.continue_on_error != ContinueOnError::None) o << " continue_on_error=" << to_string(s.continue_on_error);
   if (s.verify != VerifyKind::None) o << " verify=" << to_string(s.verify) << " do_verify=" << s.do_verify;
+  for (const auto& [name, caps] : {std::pair{"rate_iops", s.rate_iops}, std::pair{"rate", s.rate_bytes}}) {
+    if (caps[0] || caps[1]) o << " " << name << "=" << caps[0] << "," << caps[1];
+  }
+  if (s.steadystate.enabled()) {
+    o << " ss=" << steadystate_text(s.steadystate) << " ss_dur=" << s.steadystate.duration_s
+      << "s ss_ramp=" << s.steadystate.ramp_s << "s";
+  }
   if (!s.percentiles.empty()) {
     o << " percentiles=";
     for (size_t i = 0; i < s.percentiles.size(); ++i) o << (i ? "," : "") << s.percentiles[i];

@@ -57,6 +57,15 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.refill_buffers) c += " --refill_buffers";
   if (!s.randrepeat) c += " --randrepeat=0";
   if (s.group_reporting) c += " --group_reporting";
+  // fio's R,W forms: a 0 is fio's "no cap" too.
+  if (s.rate_iops[0] || s.rate_iops[1]) {
+    c += " --rate_iops=" + std::to_string(s.rate_iops[0]) + "," + std::to_string(s.rate_iops[1]);
+  }
+  if (s.rate_bytes[0] || s.rate_bytes[1]) c += " --rate=" + fio_size(s.rate_bytes[0]) + "," + fio_size(s.rate_bytes[1]);
+  if (s.steadystate.enabled()) {
+    c += " --ss=" + steadystate_text(s.steadystate) + " --ss_dur=" + fio_seconds(s.steadystate.duration_s);
+    if (s.steadystate.ramp_s > 0) c += " --ss_ramp=" + fio_seconds(s.steadystate.ramp_s);
+  }
   switch (s.host.pinning) {
     case PinPolicy::None:
       break;

@@ -143,6 +143,54 @@ bool set_percentiles(JobSpec& s, const json& v) {
   return v.is_string() && assign(parse_percentile_list(v.get<std::string>()), s.percentiles);
 }
 
+// A field fio writes as text that a profile may give as a number too ("rate_iops": 1237).
+std::optional<std::string> as_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  return std::nullopt;
+}
+
+bool set_rate(const json& v, bool bytes, uint64_t (&out)[2]) {
+  auto t = as_text(v);
+  auto r = t ? parse_rate(*t, bytes) : std::nullopt;
+  if (!r) return false;
+  out[0] = (*r)[0];
+  out[1] = (*r)[1];
+  return true;
+}
+
+// ss= sets the criterion; ss_dur and ss_ramp are their own fields.
+bool set_steadystate(JobSpec& s, const json& v) {
+  auto t = as_text(v);
+  auto ss = t ? parse_steadystate(*t) : std::nullopt;
+  if (!ss) return false;
+  s.steadystate.kind = ss->kind;
+  s.steadystate.limit = ss->limit;
+  s.steadystate.percent = ss->percent;
+  return true;
+}
+
+// fio's ss_dur: the window, and the switch: 0 turns steadystate off, a window without a
+// criterion gets fio's default one, iops_slope:0.01%.
+bool set_steadystate_duration(JobSpec& s, const json& v) {
+  auto d = as_seconds(v);
+  if (!d) return false;
+  SteadyState& ss = s.steadystate;
+  ss.duration_s = *d;
+  if (*d == 0) {
+    ss.kind = SteadyStateKind::None;
+  } else if (!ss.enabled()) {
+    ss.kind = SteadyStateKind::IopsSlope;
+    ss.limit = 0.01;
+    ss.percent = true;
+  }
+  return true;
+}
+
+constexpr const char* kSteadyAllowed =
+    "KIND:LIMIT with KIND iops, iops_slope, bw or bw_slope and LIMIT a share of the mean like 0.2% or an "
+    "absolute IOPS or bytes/s like 10m (iops:0.2%, bw_slope:2%), or none";
+
 const std::vector<Field>& workload_fields() {
   static const std::vector<Field> fields = {
       {"rw", "read, write, randread, randwrite, randrw or readwrite",
@@ -222,6 +270,18 @@ const std::vector<Field>& workload_fields() {
        [](JobSpec& s, const json& v) { return assign(as_bool(v), s.group_reporting); }},
       {"percentiles", "a list like 50,99,99.9 (each above 0, at most 100)", set_percentiles},
       {"percentile_list", "a list like 50:99:99.9 (fio's name for percentiles)", set_percentiles},
+      {"rate_iops", "I/Os per second per job, R or R,W (reads,writes; R, or ,W caps one; 0 = no cap), like 1237",
+       [](JobSpec& s, const json& v) { return set_rate(v, false, s.rate_iops); }},
+      {"rate", "bytes per second per job, R or R,W in fio's units, like 7m or 10m,2m (0 = no cap)",
+       [](JobSpec& s, const json& v) { return set_rate(v, true, s.rate_bytes); }},
+      {"steadystate", kSteadyAllowed, set_steadystate},
+      {"ss", kSteadyAllowed, set_steadystate},
+      {"ss_dur", "a duration like 30s (the steadystate window, whole seconds; 0 = off)", set_steadystate_duration},
+      {"steadystate_duration", "a duration like 30s (fio's name for ss_dur)", set_steadystate_duration},
+      {"ss_ramp", "a duration like 10s (before the first steadystate sample)",
+       [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.steadystate.ramp_s); }},
+      {"steadystate_ramp_time", "a duration like 10s (fio's name for ss_ramp)",
+       [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.steadystate.ramp_s); }},
       {"direct", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.direct); }},
       {"sync", "true or false (O_SYNC)", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sync); }},
       {"rwmixread", "a percentage from 0 to 100",

@@ -1,7 +1,10 @@
 #include "job.h"
 
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include <cerrno>
 #include <cstring>
 #include <exception>
 
@@ -25,6 +28,12 @@ CpuUsage thread_cpu() {
 CpuUsage cpu_delta(const CpuUsage& a, const CpuUsage& b) {
   return {b.user_s - a.user_s, b.sys_s - a.sys_s, b.voluntary_ctx - a.voluntary_ctx,
           b.involuntary_ctx - a.involuntary_ctx};
+}
+
+void sleep_ns(uint64_t ns) {
+  timespec ts{static_cast<time_t>(ns / kNsPerSec), static_cast<long>(ns % kNsPerSec)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+  }
 }
 
 Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work) {
@@ -62,6 +71,11 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
     return fail(msg);
   }
   JobRun run(plan, job, *out.result, stop);
+  run.totals = out.totals;
+  run.steady_stop = out.steady_stop;
+  // A capped job sleeps until each I/O's time: the default 50 us timer slack would make every
+  // wake-up that much late (the rate still holds, the schedule being absolute; the spacing not).
+  if (plan.paced) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   auto buffers = allocate_buffers(plan, run.work);
   if (!buffers) return fail(buffers.error());
   // Declared after the buffers and the fd: the ring goes first.

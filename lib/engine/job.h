@@ -2,6 +2,7 @@
 // two steps every I/O takes in either engine (start_io, io_over), inline for the hot loops.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -13,7 +14,9 @@
 #include "diskprobe/base/status.h"
 #include "diskprobe/stats/results.h"
 #include "job_plan.h"
+#include "pacer.h"
 #include "start_gate.h"
+#include "steady_watch.h"
 #include "workload.h"
 
 namespace diskprobe::engine {
@@ -27,7 +30,15 @@ struct JobOutput {
   AsyncProbe probe;          // force_async=auto: what the probe measured and kept
   bool stopped = false;  // saw the stop flag
   bool arrived = false;  // has reported to the start gate
+  // steadystate: where the job publishes its totals, and the watch's word to stop (else null).
+  JobTotals* totals = nullptr;
+  const std::atomic<uint64_t>* steady_stop = nullptr;
 };
+
+// The longest a capped job sleeps at once waiting for its next I/O's time, so that a stop
+// (signal, steadystate, deadline) is seen within it.
+inline constexpr uint64_t kMaxPacedSleepNs = 50'000'000;
+void sleep_ns(uint64_t ns);
 
 struct AlignedFree {
   void operator()(uint8_t* p) const { std::free(p); }
@@ -61,10 +72,19 @@ struct JobRun {
   uint64_t deadline = 0;  // 0 = none
   CpuUsage cpu_start;
 
+  Pacer pacer;                                          // rate caps (plan.paced)
+  JobTotals* totals = nullptr;                          // steadystate: published per batch
+  const std::atomic<uint64_t>* steady_stop = nullptr;  // steadystate: the watch's stop, once
+  JobResult* result;
+  bool window_paced_ = false;  // the schedule was started again at the window's opening
+
   JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
-      : plan(p), work(p, job, out), stop(s) {}
+      : plan(p), work(p, job, out), stop(s), result(&out) {
+    for (int d = 0; d < 2; ++d) pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
+  }
 
   void start(uint64_t t0) {
+    pacer.start(t0);
     open_at = t0 + plan.ramp_ns;
     if (plan.runtime_ns) {
       deadline = open_at + plan.runtime_ns;
@@ -93,6 +113,55 @@ struct JobRun {
       out.stopped = true;
     } else if (deadline && t >= deadline) {
       stopping = true;
+    }
+  }
+
+  // Rate caps and steadystate, once per reaped batch after check(); the loops call it only
+  // when either is on (so nothing of it is in the loop without them).
+  void extras(uint64_t t, JobOutput& out) {
+    if (!window_paced_ && work.window_open()) {
+      // The rate's schedule starts again with the window, as fio's when the ramp ends: the
+      // I/Os due while the first completion was awaited would go at once inside it, above the
+      // cap (1,243 IOPS for 1,237 when it took 17 ms).
+      window_paced_ = true;
+      pacer.start_window(work.measure_start());
+    }
+    if (totals) {
+      totals->ios.store(result->read.ios + result->write.ios, std::memory_order_relaxed);
+      totals->bytes.store(result->read.bytes + result->write.bytes, std::memory_order_relaxed);
+    }
+    if (steady_stop) {
+      if (uint64_t k = steady_stop->load(std::memory_order_relaxed)) {
+        stop_after_second(k);
+        check(t, out);  // stops now if that deadline has passed
+      }
+    }
+  }
+
+  // steadystate attained: the window keeps its first k whole seconds; what completes after
+  // them is the drain, counted in second k - 1 as after a deadline (check() then stops).
+  void stop_after_second(uint64_t k) {
+    if (!work.window_open()) return;  // asked again next batch
+    steady_stop = nullptr;
+    const uint64_t at = work.measure_start() + k * kNsPerSec;
+    if (deadline && at >= deadline) return;
+    deadline = at;
+    work.set_deadline(at);
+    work.refold();
+  }
+
+  // The sync engine's wait for a capped I/O's time, in naps that let a stop in; false when the
+  // job stopped meanwhile.
+  bool sleep_until_due(bool write, JobOutput& out) {
+    for (;;) {
+      const uint64_t t = now_ns(), due = pacer.due(write);
+      if (t >= due) return true;
+      check(t, out);
+      extras(t, out);
+      if (stopping) return false;
+      uint64_t nap = std::min(due - t, kMaxPacedSleepNs);
+      if (deadline > t) nap = std::min(nap, deadline - t);
+      sleep_ns(nap);
     }
   }
 
@@ -129,7 +198,8 @@ inline bool io_over(Workload& work, Slot& sl, uint32_t bs, uint32_t res) {
   return !work.short_result(sl.write, sl.offset, sl.done - res, res);
 }
 
-// pread/pwrite, one I/O at a time: slat is 0 and clat is the system call.
+// pread/pwrite, one I/O at a time: slat is 0 and clat is the system call. Paced by the rate
+// caps, each new I/O waits for its time first.
 Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out);
 
 // A job's thread: pins, opens, sets up, waits at the gate, runs its engine; every failure

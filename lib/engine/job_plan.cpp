@@ -46,6 +46,18 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   if (spec.time_based || spec.runtime_s > 0) p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
   p.seconds_capacity = p.runtime_ns ? static_cast<size_t>(std::ceil(spec.runtime_s)) + 2 : 64;
   p.slots = spec.engine == EngineKind::Sync ? 1 : spec.iodepth;
+  // One I/O every bs / rate seconds, or every 1 / rate_iops (validate() refuses both at once).
+  for (int d = 0; d < 2; ++d) {
+    if (spec.rate_bytes[d]) {
+      p.rate_ns_num[d] = uint64_t{p.bs[d]} * kNsPerSec;  // <= 64 MiB * 1e9: fits
+      p.rate_ns_den[d] = spec.rate_bytes[d];
+    } else if (spec.rate_iops[d]) {
+      p.rate_ns_num[d] = kNsPerSec;
+      p.rate_ns_den[d] = spec.rate_iops[d];
+    }
+    p.paced = p.paced || p.rate_ns_num[d] != 0;
+  }
+  p.steady = spec.steadystate.enabled();
   p.slot_stride = round_up(spec.max_bs(), kBufferAlign);
   return p;
 }

@@ -40,6 +40,11 @@ struct JobPlan {
   size_t seconds_capacity = 0;  // per-second slots preallocated
   uint32_t slots = 1;           // I/Os in flight per job
   size_t slot_stride = 0;       // bytes between two slots' buffers
+  // fio's rate / rate_iops: rate_ns_num[d] / rate_ns_den[d] ns between two I/Os of direction d
+  // (num 0 = no cap); paced when either direction is capped.
+  uint64_t rate_ns_num[2] = {0, 0}, rate_ns_den[2] = {1, 1};
+  bool paced = false;
+  bool steady = false;          // steadystate: jobs publish their totals for the watching thread
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

@@ -76,21 +76,25 @@ std::vector<std::vector<int>> job_cpus(const JobSpec& spec, const EngineOptions&
   return cpu_sets;
 }
 
-// Starts every job, lets them go together, waits for them all. "" or why a thread could not
-// be started (then the others were stopped at the gate).
+// Starts every job, lets them go together, waits for them all (watching for steadystate when
+// asked: `watch` is then set). "" or why a thread could not be started (then the others were
+// stopped at the gate).
 std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vector<JobOutput>& outs,
-                        std::chrono::system_clock::time_point* started_at) {
+                        engine::SteadyWatch* watch, Results& r, std::chrono::system_clock::time_point* started_at) {
   const auto n = static_cast<unsigned>(outs.size());
   const std::vector<std::vector<int>> cpu_sets = job_cpus(*plan.spec, opts);
   engine::StartGate gate(n);
+  engine::JobsDone done(n);
   std::vector<std::thread> threads;
   threads.reserve(n);
   std::string spawn_error;
   try {
     engine::JobStackSize stack_size;
     for (unsigned j = 0; j < n; ++j) {
-      threads.emplace_back(engine::job_main, std::cref(plan), j, std::cref(cpu_sets[j]), std::ref(gate), opts.stop,
-                           std::ref(outs[j]));
+      threads.emplace_back([&plan, &cpu_sets, &gate, &done, &opts, &outs, j] {
+        engine::job_main(plan, j, cpu_sets[j], gate, opts.stop, outs[j]);
+        done.one_done();
+      });
     }
   } catch (const std::system_error& e) {
     spawn_error =
@@ -99,8 +103,9 @@ std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vec
   // After diskprobe's own reads (see EngineOptions::settle_ns); the jobs are ready, so
   // nothing but the pause stands between it and the first I/O.
   if (opts.settle_ns) std::this_thread::sleep_for(std::chrono::nanoseconds(opts.settle_ns));
-  gate.release(static_cast<unsigned>(threads.size()));
+  bool started = gate.release(static_cast<unsigned>(threads.size()));
   *started_at = std::chrono::system_clock::now();
+  if (watch && started) r.steadystate = watch->watch(gate.start_ns() + plan.ramp_ns, done);
   for (auto& t : threads) t.join();
   return spawn_error;
 }
@@ -178,8 +183,16 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
     return make_error("verify: no memory for the map of written blocks (" + std::to_string(plan.nblocks_dir[1] / 8) +
                       " bytes): lower size or set do_verify=0");
   }
+  std::unique_ptr<engine::SteadyWatch> watch;
+  if (plan.steady) {
+    watch = std::make_unique<engine::SteadyWatch>(spec.steadystate, n);
+    for (unsigned j = 0; j < n; ++j) {
+      outs[j].totals = watch->totals(j);
+      outs[j].steady_stop = watch->stop_second();
+    }
+  }
   std::chrono::system_clock::time_point started_at;
-  if (std::string e = run_threads(plan, opts, outs, &started_at); !e.empty()) return make_error(e);
+  if (std::string e = run_threads(plan, opts, outs, watch.get(), r, &started_at); !e.empty()) return make_error(e);
   if (std::string e = jobs_error(outs); !e.empty()) return make_error(e);
 
   r.started_at = iso8601_utc(started_at);

@@ -6,7 +6,12 @@
 
 namespace diskprobe::engine {
 
-Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
+namespace {
+
+// kExtras: rate caps or steadystate are on; without them the loop is the same code as before
+// they existed (the counted instructions per I/O, issue 15).
+template <bool kExtras>
+Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
   Slot sl;
   sl.buf = buf;
   uint64_t t = now_ns();
@@ -17,6 +22,13 @@ Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutp
     if (!again) {
       if (run.work.exhausted()) break;
       start_io(run.work, sl);
+      if constexpr (kExtras) {
+        if (!run.sleep_until_due(sl.write, out)) {
+          run.work.dropped(sl.write, sl.offset);  // drawn, never sent
+          break;
+        }
+        run.pacer.issued(sl.write);
+      }
     }
     again = false;
     const uint32_t bs = plan.bs[sl.write];
@@ -39,10 +51,18 @@ Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutp
       run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
     }
     run.check(t, out);
+    if constexpr (kExtras) run.extras(t, out);
   }
   if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
   run.finish(out);
   return Ok{};
+}
+
+}  // namespace
+
+Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
+  if (plan.paced || plan.steady) return sync_run<true>(plan, run, fd, buf, out);
+  return sync_run<false>(plan, run, fd, buf, out);
 }
 
 }  // namespace diskprobe::engine

@@ -125,25 +125,61 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
   }
 }
 
+// New I/Os in the free slots, as far as `room` goes.
+[[gnu::always_inline]] inline void UringJob::fill_free(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b) {
+  Workload& work = run_.work;
+  for (; room > 0 && nfree_ > 0 && !work.exhausted(); --room) {
+    uint32_t s = free_[--nfree_];
+    start_io(work, slots_[s]);
+    issue(next_sqe(ring), s, t_prep, b);
+  }
+}
+
+// Rate caps: new I/Os only as their times come (t_prep is now). The first one not yet due is
+// held, drawn already, and goes first when it is.
+void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b) {
+  Workload& work = run_.work;
+  for (; room > 0; --room) {
+    if (held_ == kNone) {
+      if (nfree_ == 0 || work.exhausted()) return;
+      held_ = free_[--nfree_];
+      start_io(work, slots_[held_]);
+    }
+    const bool write = slots_[held_].write;
+    if (run_.pacer.due(write) > t_prep) return;
+    run_.pacer.issued(write);
+    issue(next_sqe(ring), held_, t_prep, b);
+    held_ = kNone;
+  }
+}
+
 // Rests, then -EAGAIN resends (the same I/O again, buffer untouched), then new I/Os, as far
 // as the SQ has room (iodepth above its size: the rest go next round). One loop each instead
 // of one condition over all three per SQE: ~10 instructions an I/O. The rest of a short I/O
 // goes out even when stopping: the I/O is in flight until whole.
+template <bool kExtras>
 [[gnu::always_inline]] inline UringJob::Batch UringJob::prep_batch() {
   Batch b;
   Workload& work = run_.work;
-  if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && (nfree_ == 0 || work.exhausted())))) return b;
+  auto nothing_new = [&]() __attribute__((always_inline)) {  // asked last, as before the caps
+    bool none = nfree_ == 0 || work.exhausted();
+    if constexpr (kExtras) none = none && held_ == kNone;
+    return none;
+  };
+  if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && nothing_new()))) return b;
   io_uring* ring = ring_.get();
   const uint64_t t_prep = now_ns();
   unsigned room = io_uring_sq_space_left(ring);
   for (; room > 0 && nrest_ > 0; --room) issue(next_sqe(ring), rest_[--nrest_], t_prep, b);
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], t_prep, b);
-    for (; room > 0 && nfree_ > 0 && !work.exhausted(); --room) {
-      uint32_t s = free_[--nfree_];
-      start_io(work, slots_[s]);
-      issue(next_sqe(ring), s, t_prep, b);
+    if constexpr (kExtras) {
+      if (plan_.paced) {
+        fill_paced(ring, room, t_prep, b);
+        return b;
+      }
     }
+    fill_free(ring, room, t_prep, b);
   }
   return b;
 }
@@ -155,12 +191,41 @@ void UringJob::drop_retries() {
   nretry_ = 0;
 }
 
+// Stopping: so is an I/O held for its time.
+void UringJob::drop_held() {
+  if (held_ == kNone) return;
+  run_.work.dropped(slots_[held_].write, slots_[held_].offset);
+  free_[nfree_++] = held_;
+  held_ = kNone;
+}
+
+// The held I/O is not due yet: wait for a completion or its time, whichever comes first, at
+// most kMaxPacedSleepNs or to the deadline. Nothing in flight, or a kernel without timed
+// waits (IORING_FEAT_EXT_ARG, 5.11; liburing would add a timeout SQE our reap does not
+// expect): a plain sleep.
+int UringJob::wait_due() {
+  const uint64_t t = now_ns(), due = run_.pacer.due(slots_[held_].write);
+  if (due <= t) return 0;
+  uint64_t wait = std::min(due - t, kMaxPacedSleepNs);
+  if (run_.deadline > t) wait = std::min(wait, run_.deadline - t);
+  const uint32_t idle = nfree_ + nretry_ + nrest_ + 1;  // + the held one
+  if (!ext_arg_ || idle >= plan_.slots) {
+    sleep_ns(wait);
+    return 0;
+  }
+  __kernel_timespec ts{static_cast<long long>(wait / kNsPerSec), static_cast<long long>(wait % kNsPerSec)};
+  io_uring_cqe* cqe = nullptr;
+  int ret = io_uring_wait_cqe_timeout(ring_.get(), &cqe, &ts);
+  return ret == -ETIME ? 0 : ret;
+}
+
 // Submit (posting what already completed), stamp, then wait only if nothing has: so clat
 // starts when the kernel has the I/O, as fio's does (issue 14). The kernel's submission path
 // (for loop: queueing its work, or the whole read when it completes inline) is then slat, not
 // clat; in one submit-and-wait call it was in clat, and the wait's own system call too (3.2 us
 // p50 against fio's 0.4 us on loop). It costs one system call more per batch when the batch
 // has to wait (~0.5 us), a fraction of the I/O's own kernel work at any depth.
+template <bool kExtras>
 [[gnu::always_inline]] inline int UringJob::submit_and_wait(const Batch& b) {
   io_uring* ring = ring_.get();
   int ret = 0;
@@ -170,7 +235,12 @@ void UringJob::drop_retries() {
     for (unsigned i = 0; i < b.fresh; ++i) slots_[batch_[i]].t_submit = t_submit;
   }
   io_uring_cqe* first = nullptr;
-  if (enter_went_on(ret) && io_uring_peek_cqe(ring, &first) != 0) ret = io_uring_wait_cqe(ring, &first);
+  if (enter_went_on(ret) && io_uring_peek_cqe(ring, &first) != 0) {
+    if constexpr (kExtras) {
+      if (held_ != kNone) return wait_due();
+    }
+    ret = io_uring_wait_cqe(ring, &first);
+  }
   return ret;
 }
 
@@ -184,7 +254,9 @@ void UringJob::drop_retries() {
   ptrdiff_t second = work.second_of(t_reaped);
   const Slot* alike = nullptr;
   uint64_t nalike = 0;
-  auto flush = [&] {
+  // Inlined by force (and Workload::timed in it): with run_loop instantiated twice GCC made
+  // each a call, 27 instructions an I/O more than one loop had.
+  auto flush = [&]() __attribute__((always_inline)) {
     if (nalike) work.timed(alike->write, alike->t_submit - alike->t_prep, t_reaped - alike->t_submit, second, nalike);
     nalike = 0;
   };
@@ -237,14 +309,25 @@ void UringJob::drop_retries() {
 // while the batch is reaped is stamped up to one reap loop (well under a microsecond) early
 // or counted in the next batch.
 Status UringJob::loop(JobOutput& out) {
+  ext_arg_ = (ring_.get()->features & IORING_FEAT_EXT_ARG) != 0;
+  if (plan_.paced || plan_.steady) return run_loop<true>(out);
+  return run_loop<false>(out);
+}
+
+template <bool kExtras>
+Status UringJob::run_loop(JobOutput& out) {
   uint64_t t_reaped = now_ns();
   async_every_ = plan_.async_every;
   if (plan_.probe_async) async_every_ = probe_.start(t_reaped);
   for (;;) {
-    const Batch b = prep_batch();
-    if (run_.stopping) drop_retries();
-    if (nfree_ + nretry_ == plan_.slots) break;  // nothing in flight, nothing to issue
-    int ret = submit_and_wait(b);
+    const Batch b = prep_batch<kExtras>();
+    if (run_.stopping) {
+      drop_retries();
+      if constexpr (kExtras) drop_held();
+    }
+    // Nothing in flight and nothing to issue (a held I/O is still to issue).
+    if (nfree_ + nretry_ == plan_.slots) break;
+    int ret = submit_and_wait<kExtras>(b);
     t_reaped = now_ns();
     if (!enter_went_on(ret)) {
       busy_ = true;
@@ -253,6 +336,7 @@ Status UringJob::loop(JobOutput& out) {
     reap(t_reaped);
     if (probe_.due(t_reaped)) async_every_ = probe_.step(t_reaped, reaped_);
     run_.check(t_reaped, out);
+    if constexpr (kExtras) run_.extras(t_reaped, out);
   }
   run_.finish(out);
   out.probe = probe_.result();

@@ -33,10 +33,21 @@ class UringJob {
     unsigned prepped = 0;  // all SQEs: resends and rests too
   };
 
+  static constexpr uint32_t kNone = UINT32_MAX;
+
   Status register_all(uint8_t* buffers, std::string* fallback);
+  // kExtras: rate caps or steadystate; false is the loop as it was without them.
+  template <bool kExtras>
+  Status run_loop(JobOutput& out);
+  template <bool kExtras>
   Batch prep_batch();
+  void fill_free(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
+  void fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
   void drop_retries();
+  void drop_held();
+  template <bool kExtras>
   int submit_and_wait(const Batch& b);
+  int wait_due();
   void reap(uint64_t t_reaped);
   void issue(io_uring_sqe* sqe, uint32_t s, uint64_t t_prep, Batch& b);
   void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs);
@@ -54,6 +65,8 @@ class UringJob {
   std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
   std::vector<uint32_t> rest_;                  // short I/Os whose rest is still to be sent
   uint32_t nfree_ = 0, nretry_ = 0, nrest_ = 0;
+  uint32_t held_ = kNone;   // rate caps: a drawn I/O (direction, offset, data) waiting for its time
+  bool ext_arg_ = false;    // the kernel takes a timeout with io_uring_enter (IORING_FEAT_EXT_ARG)
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe
   AsyncProbeRun probe_;

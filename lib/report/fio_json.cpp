@@ -152,7 +152,44 @@ json options_json(const RunReport& rep) {
   if (s.size) o["size"] = size_option(s.size);
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o["rwmixread"] = std::to_string(s.rwmixread);
   if (s.group_reporting) o["group_reporting"] = "1";
+  // fio echoes these under their long names, however they were given.
+  for (const auto& [name, caps] : {std::pair{"rate_iops", s.rate_iops}, std::pair{"rate", s.rate_bytes}}) {
+    if (caps[0] == caps[1] && caps[0]) {
+      o[name] = std::to_string(caps[0]);
+    } else if (caps[0] || caps[1]) {
+      o[name] = (caps[0] ? std::to_string(caps[0]) : "") + "," + (caps[1] ? std::to_string(caps[1]) : "");
+    }
+  }
+  if (s.steadystate.enabled()) {
+    o["steadystate"] = steadystate_text(s.steadystate);
+    o["steadystate_duration"] = seconds_option(s.steadystate.duration_s);
+    if (s.steadystate.ramp_s > 0) o["steadystate_ramp_time"] = seconds_option(s.steadystate.ramp_s);
+  }
   return o;
+}
+
+// fio's per-job "steadystate" object (stat.c): the criterion and its figure as "%f" strings
+// with a % when relative, the last window's samples (IOPS, bytes/s) and their integer means.
+json fio_steadystate_json(const RunReport& rep) {
+  const SteadyStateResult& r = rep.results.steadystate;
+  const SteadyState& ss = rep.spec.steadystate;
+  auto f = [&](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%f%s", v, ss.percent ? "%" : "");
+    return std::string(buf);
+  };
+  auto mean = [](const std::vector<uint64_t>& v) {
+    uint64_t sum = 0;
+    for (uint64_t x : v) sum += x;
+    return v.empty() ? uint64_t{0} : sum / v.size();
+  };
+  return {{"ss", std::string(to_string(ss.kind)) + ":" + f(ss.limit)},
+          {"duration", static_cast<uint64_t>(r.duration_s)},
+          {"attained", r.attained ? 1 : 0},
+          {"criterion", f(r.criterion)},
+          {"max_deviation", r.max_deviation},
+          {"slope", r.slope},
+          {"data", {{"bw_mean", mean(r.bw)}, {"iops_mean", mean(r.iops)}, {"iops", r.iops}, {"bw", r.bw}}}};
 }
 
 struct JobFigures {
@@ -201,6 +238,8 @@ json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
   j["latency_target"] = 0;
   j["latency_percentile"] = 100.0;
   j["latency_window"] = 0;
+  // The group's, on each job listed: diskprobe judges the jobs together (fio's group_reporting).
+  if (r.steadystate.checked) j["steadystate"] = fio_steadystate_json(rep);
   return j;
 }
 

@@ -1,4 +1,5 @@
 #include "diskprobe/report/html_report.h"
+#include "diskprobe/report/report.h"
 
 #include <algorithm>
 #include <array>
@@ -235,6 +236,10 @@ std::string render_html(const RunReport& rep) {
           std::string(to_string(s.engine)).c_str(), s.direct ? 1 : 0);
   if (!s.description.empty())
     appendf(o, "<tr><th>profile</th><td>%s</td></tr>\n", esc(s.description).c_str());
+  if (std::string steady = steadystate_line(rep); !steady.empty()) {
+    appendf(o, "<tr id=\"steadystate\" data-attained=\"%d\"><th>steady state</th><td>%s</td></tr>\n",
+            r.steadystate.attained ? 1 : 0, esc(steady).c_str());
+  }
   o += "</table>\n<table id=\"results\"><tr><th>direction</th><th>IOPS</th><th>bandwidth</th><th>mean</th>"
        "<th>p50</th><th>p99</th><th>p99.9</th><th>max</th><th>I/Os</th></tr>\n";
   for (const auto& [name, d] :

@@ -495,7 +495,77 @@ json expectation_json(const ExpectationResult& e) {
   return j;
 }
 
+bool judges_bw(const SteadyState& ss) { return ss.kind == SteadyStateKind::Bw || ss.kind == SteadyStateKind::BwSlope; }
+bool judges_slope(const SteadyState& ss) {
+  return ss.kind == SteadyStateKind::IopsSlope || ss.kind == SteadyStateKind::BwSlope;
+}
+
+// A criterion's figure in the limit's unit: "0.08%", "12.5 IOPS", "1.50MiB/s", "3 IOPS/s".
+std::string criterion_text(const SteadyState& ss, double v) {
+  char buf[64];
+  v = std::fabs(v);
+  if (std::isinf(v)) return "inf";
+  if (ss.percent) {
+    std::snprintf(buf, sizeof buf, "%.3g%%", v);
+    return buf;
+  }
+  const char* per = judges_slope(ss) ? "/s" : "";
+  if (judges_bw(ss)) return human(static_cast<uint64_t>(std::llround(v)), 4, true, "B/s") + per;
+  std::snprintf(buf, sizeof buf, "%.4g IOPS%s", v, per);
+  return buf;
+}
+
 }  // namespace
+
+std::string steadystate_line(const RunReport& rep) {
+  const SteadyStateResult& r = rep.results.steadystate;
+  const SteadyState& ss = rep.spec.steadystate;
+  if (!r.checked) return "";
+  const std::string kind(to_string(ss.kind));
+  char buf[256];
+  const size_t have = r.iops.size();
+  if (have < static_cast<size_t>(r.duration_s)) {
+    std::snprintf(buf, sizeof buf, "not steady: the %g s window never filled (%zu samples in %.0f s, after ss_ramp %g s)",
+                  r.duration_s, have, rep.results.runtime_s, ss.ramp_s);
+  } else if (r.attained) {
+    std::snprintf(buf, sizeof buf, "steady state: attained after %.0f s (%s %s < %s over %g s)",
+                  rep.results.runtime_s, kind.c_str(), criterion_text(ss, r.criterion).c_str(),
+                  criterion_text(ss, ss.limit).c_str(), r.duration_s);
+  } else {
+    std::snprintf(buf, sizeof buf, "not steady: %s %s >= %s over the last %g s, ran %.0f s", kind.c_str(),
+                  criterion_text(ss, r.criterion).c_str(), criterion_text(ss, ss.limit).c_str(), r.duration_s,
+                  rep.results.runtime_s);
+  }
+  return buf;
+}
+
+json steadystate_json(const RunReport& rep) {
+  const SteadyStateResult& r = rep.results.steadystate;
+  const SteadyState& ss = rep.spec.steadystate;
+  if (!r.checked) return nullptr;
+  auto mean = [](const std::vector<uint64_t>& v) {
+    double sum = 0;
+    for (uint64_t x : v) sum += static_cast<double>(x);
+    return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+  };
+  const char* unit = judges_bw(ss) ? "bytes_per_s" : "iops";
+  return {{"criterion", steadystate_text(ss)},
+          {"attained", r.attained},
+          {"window_filled", r.iops.size() >= static_cast<size_t>(r.duration_s)},
+          // NaN and inf (a percent of a mean of 0) are no JSON number: null.
+          {"value", std::isfinite(r.criterion) ? json(r.criterion) : json(nullptr)},
+          {"limit", ss.limit},
+          {"limit_unit", ss.percent ? "percent_of_mean" : unit},
+          {"duration_s", r.duration_s},
+          {"ramp_s", ss.ramp_s},
+          {"samples_unit", unit},
+          {"max_deviation", r.max_deviation},
+          {"slope_per_s", r.slope},
+          {"iops_samples", r.iops},
+          {"iops_mean", mean(r.iops)},
+          {"bw_bytes_per_s_samples", r.bw},
+          {"bw_bytes_per_s_mean", mean(r.bw)}};
+}
 
 std::vector<double> report_percentiles(const JobSpec& s) { return percentile_list(s); }
 json latency_distribution_json(const Histogram& lat) { return distribution_json(lat); }
@@ -583,13 +653,15 @@ std::string render_text(const RunReport& rep) {
             static_cast<unsigned long long>(d.time_in_queue_ms), d.util_percent);
   }
 
-  bool footer = !rep.preflight.empty() || !rep.tuning.empty() || !rep.notes.empty() || r.interrupted;
+  const std::string steady = steadystate_line(rep);
+  bool footer = !rep.preflight.empty() || !rep.tuning.empty() || !rep.notes.empty() || r.interrupted || !steady.empty();
   if (footer) out += "\n";
   if (!rep.preflight.empty()) appendf(out, "preflight: %s\n", rep.preflight.c_str());
   for (const auto& t : rep.tuning) {
     appendf(out, "tuning: %s %s -> %s\n", t.what.c_str(), t.old_value.c_str(), t.new_value.c_str());
   }
   for (const auto& n : rep.notes) appendf(out, "note: %s\n", n.c_str());
+  if (!steady.empty()) appendf(out, "%s\n", steady.c_str());
   if (!rep.expectations.empty()) {
     size_t met = 0;
     for (const auto& e : rep.expectations) met += e.met ? 1 : 0;
@@ -613,6 +685,7 @@ json to_json(const RunReport& rep) {
   j[report_key::kStartedAt] = r.started_at;
   j[report_key::kRuntime] = r.runtime_s;
   j[report_key::kInterrupted] = r.interrupted;
+  j["steadystate"] = steadystate_json(rep);
   const auto pcts = percentile_list(rep.spec);
   j[report_key::kRead] = direction_json(r.read, r.runtime_s, pcts);
   j[report_key::kWrite] = direction_json(r.write, r.runtime_s, pcts);

@@ -3,6 +3,7 @@
 #include <array>
 #include <bitset>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -39,6 +40,13 @@ constexpr std::array<std::pair<ContinueOnError, std::string_view>, 6> kContinueN
     {ContinueOnError::Io, "io"},
     {ContinueOnError::Verify, "verify"},
     {ContinueOnError::All, "all"},
+}};
+constexpr std::array<std::pair<SteadyStateKind, std::string_view>, 5> kSteadyNames{{
+    {SteadyStateKind::None, "none"},
+    {SteadyStateKind::Iops, "iops"},
+    {SteadyStateKind::IopsSlope, "iops_slope"},
+    {SteadyStateKind::Bw, "bw"},
+    {SteadyStateKind::BwSlope, "bw_slope"},
 }};
 constexpr std::array<std::pair<VerifyKind, std::string_view>, 2> kVerifyNames{{
     {VerifyKind::None, "none"},
@@ -112,6 +120,70 @@ std::optional<std::vector<double>> parse_percentile_list(std::string_view s) {
     pos = comma + 1;
   }
   if (out.empty() || out.size() > 64) return std::nullopt;
+  return out;
+}
+
+std::string_view to_string(SteadyStateKind k) { return name_of(kSteadyNames, k); }
+
+std::optional<SteadyState> parse_steadystate(std::string_view s) {
+  SteadyState ss;
+  if (s == "none" || s == "0") return ss;
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto kind = value_of(kSteadyNames, s.substr(0, colon));
+  if (!kind || *kind == SteadyStateKind::None) return std::nullopt;
+  std::string_view limit = s.substr(colon + 1);
+  ss.kind = *kind;
+  ss.percent = !limit.empty() && limit.back() == '%';
+  bool bw = *kind == SteadyStateKind::Bw || *kind == SteadyStateKind::BwSlope;
+  if (ss.percent) {
+    auto v = parse_percent(limit, true);
+    if (!v) return std::nullopt;
+    ss.limit = *v;
+  } else if (auto v = parse_decimal(limit)) {
+    ss.limit = *v;
+  } else if (auto b = parse_size(limit); bw && b) {
+    ss.limit = static_cast<double>(*b);  // bw:10m, bytes per second; an IOPS limit takes no unit
+  } else {
+    return std::nullopt;
+  }
+  if (!(ss.limit > 0)) return std::nullopt;  // a criterion below 0 is never met
+  return ss;
+}
+
+std::string steadystate_text(const SteadyState& ss) {
+  if (!ss.enabled()) return "none";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.10g%s", ss.limit, ss.percent ? "%" : "");
+  return std::string(to_string(ss.kind)) + ":" + buf;
+}
+
+std::optional<std::array<uint64_t, 2>> parse_rate(std::string_view s, bool bytes) {
+  auto one = [bytes](std::string_view t) -> std::optional<uint64_t> {
+    // IOPS: whole I/Os, no unit ("0x" is no number).
+    if (!bytes && t.find_first_not_of("0123456789") != std::string_view::npos) return std::nullopt;
+    auto v = parse_size(t);
+    return v ? std::optional<uint64_t>(*v) : std::nullopt;
+  };
+  size_t comma = s.find(',');
+  if (comma == std::string_view::npos) {
+    auto v = one(s);
+    if (!v) return std::nullopt;
+    return std::array<uint64_t, 2>{*v, *v};
+  }
+  std::string_view r = s.substr(0, comma), w = s.substr(comma + 1);
+  if ((r.empty() && w.empty()) || w.find(',') != std::string_view::npos) return std::nullopt;
+  std::array<uint64_t, 2> out{0, 0};
+  if (!r.empty()) {
+    auto v = one(r);
+    if (!v) return std::nullopt;
+    out[0] = *v;
+  }
+  if (!w.empty()) {
+    auto v = one(w);
+    if (!v) return std::nullopt;
+    out[1] = *v;
+  }
   return out;
 }
 

@@ -15,6 +15,19 @@ json to_json(const JobSpec& s) {
   host["nomerges"] = s.host.nomerges ? json(*s.host.nomerges) : json(nullptr);
   host["cstate_latency_limit_us"] =
       s.host.cstate_latency_limit_us ? json(*s.host.cstate_latency_limit_us) : json(nullptr);
+  const SteadyState& ss = s.steadystate;
+  json steady = nullptr;
+  if (ss.enabled()) {
+    steady = {{"criterion", steadystate_text(ss)},
+              {"kind", std::string(to_string(ss.kind))},
+              {"limit", ss.limit},
+              {"limit_unit", ss.percent                                          ? "percent_of_mean"
+                             : ss.kind == SteadyStateKind::Iops ||
+                                     ss.kind == SteadyStateKind::IopsSlope ? "iops"
+                                                                           : "bytes_per_s"},
+              {"duration_s", ss.duration_s},
+              {"ramp_s", ss.ramp_s}};
+  }
   return {{"name", s.name},
           {"description", s.description},
           {"source", s.source},
@@ -49,6 +62,9 @@ json to_json(const JobSpec& s) {
           {"verify", std::string(to_string(s.verify))},
           {"do_verify", s.do_verify},
           {"percentiles", s.percentiles},
+          {"rate_iops", json::array({s.rate_iops[0], s.rate_iops[1]})},
+          {"rate_bytes_per_s", json::array({s.rate_bytes[0], s.rate_bytes[1]})},
+          {"steadystate", steady},
           {"host", host},
           {"expect", s.expect},
           {"notes", s.notes}};

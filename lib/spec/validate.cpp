@@ -107,6 +107,40 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
   }
 }
 
+// rate_iops and rate cap the same direction in two ways; fio would take rate silently.
+void rate_problems(const JobSpec& spec, Problems& problems) {
+  const char* dirs[] = {"reads", "writes"};
+  for (int d = 0; d < 2; ++d) {
+    if (spec.rate_iops[d] && spec.rate_bytes[d]) {
+      problems.push_back(std::string("rate_iops and rate both cap ") + dirs[d] + ": give one of them");
+    }
+  }
+}
+
+// fio's steadystate ends a time-based run early once a full window of per-second samples holds still.
+void steadystate_problems(const JobSpec& spec, Problems& problems) {
+  const SteadyState& ss = spec.steadystate;
+  if (!ss.enabled()) return;
+  const std::string what = "steadystate (ss=" + steadystate_text(ss) + ")";
+  if (!spec.time_based) {
+    problems.push_back(what + " ends a time-based run early: add time_based=1 with a runtime");
+  }
+  if (!(ss.duration_s >= 2) || !std::isfinite(ss.duration_s)) {
+    problems.push_back(what + " needs ss_dur, a window of at least 2 s (one sample a second): use ss_dur=10s");
+  } else if (ss.duration_s != std::floor(ss.duration_s)) {
+    problems.push_back("ss_dur " + seconds(ss.duration_s) + " s is not whole seconds (one sample a second): use ss_dur=" +
+                       seconds(std::ceil(ss.duration_s)) + "s");
+  } else if (ss.duration_s > spec.runtime_s) {
+    problems.push_back("ss_dur " + seconds(ss.duration_s) + " s is longer than runtime " + seconds(spec.runtime_s) +
+                       " s: the window could never fill; use ss_dur=" + seconds(std::floor(spec.runtime_s)) +
+                       "s or less");
+  } else if (!(ss.ramp_s >= 0) || !std::isfinite(ss.ramp_s) || ss.ramp_s + ss.duration_s > spec.runtime_s) {
+    problems.push_back("ss_ramp " + seconds(ss.ramp_s) + " s + ss_dur " + seconds(ss.duration_s) +
+                       " s is longer than runtime " + seconds(spec.runtime_s) +
+                       " s: the window could never fill; use a shorter ss_ramp or a longer runtime");
+  }
+}
+
 }  // namespace
 
 Status validate(const JobSpec& spec, const Target& target) {
@@ -114,6 +148,8 @@ Status validate(const JobSpec& spec, const Target& target) {
   region_problems(spec, target, problems);
   engine_problems(spec, target, problems);
   duration_problems(spec, problems);
+  rate_problems(spec, problems);
+  steadystate_problems(spec, problems);
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
   }

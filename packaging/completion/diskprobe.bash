@@ -25,7 +25,8 @@ _diskprobe() {
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
     --sqpoll --hipri --force_async --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
-    --cstate_latency_limit_us --group_reporting --sync"
+    --cstate_latency_limit_us --group_reporting --sync --rate_iops --rate --ss --steadystate --ss_dur
+    --steadystate_duration --ss_ramp --steadystate_ramp_time"
   # fio's switches: they stand alone, so the word after one is not its value.
   local switches="--norandommap --time_based --refill_buffers --direct --randrepeat --sqpoll --hipri
     --do_verify --group_reporting --sync"
@@ -67,6 +68,9 @@ _diskprobe() {
     --pinning) COMPREPLY=($(compgen -W "none irq hw-queues" -- "$cur")); return ;;
     --rq_affinity | --nomerges) COMPREPLY=($(compgen -W "0 1 2" -- "$cur")); return ;;
     --verify) COMPREPLY=($(compgen -W "crc32c none" -- "$cur")); return ;;
+    --ss | --steadystate)
+      COMPREPLY=($(compgen -W "iops: iops_slope: bw: bw_slope: none" -- "$cur"))
+      compopt -o nospace 2>/dev/null; return ;;
     --continue_on_error) COMPREPLY=($(compgen -W "none read write io verify all" -- "$cur")); return ;;
     --cpus_allowed_policy) COMPREPLY=($(compgen -W "shared split" -- "$cur")); return ;;
     --scheduler) COMPREPLY=($(compgen -W "none mq-deadline kyber bfq" -- "$cur")); return ;;

@@ -67,6 +67,9 @@ expect "curve options" --max-iodepth curve --max-iod
 expect "curve --rate-steps" --rate-steps curve vdc --rate
 expect "curve devices" vdc --sysfs "$sysfs" curve ""
 refuse "--step-time is curve's" --step-time run --step
+expect "override --rate_iops" --rate_iops run --rate_i
+expect "override --ss_dur" --ss_dur run --ss_d
+expect "--ss criteria" iops_slope: run --ss iops_
 
 [ "$failures" -eq 0 ] || { echo "$failures completion check(s) failed" >&2; exit 1; }
 echo "completion_test: ok"

@@ -142,3 +142,72 @@ TEST_CASE("group_reporting: on, the text report sums the jobs; off, each job get
   CHECK_THAT(text, !Contains("job=0"));
   CHECK_THAT(text, Contains("write: IOPS=3000,"));
 }
+
+TEST_CASE("fio spellings: rate_iops, rate, ss, ss_dur and ss_ramp from a pasted fio line", "[cli][rate]") {
+  std::string error;
+  auto a = parse({"run", "--profile", "x", "vdc", "--rate_iops=1237,", "-rate=,7m", "--ss=iops_slope:0.1%",
+                  "--ss_dur=30s", "--ss-ramp", "10s", "--time_based"},
+                 error);
+  INFO(error);
+  REQUIRE(a.has_value());
+  JobSpec s = spec_of(*a);
+  CHECK(s.rate_iops[0] == 1237);
+  CHECK(s.rate_iops[1] == 0);
+  CHECK(s.rate_bytes[0] == 0);
+  CHECK(s.rate_bytes[1] == 7u << 20);
+  CHECK(s.steadystate.kind == SteadyStateKind::IopsSlope);
+  CHECK(s.steadystate.limit == Approx(0.1));
+  CHECK(s.steadystate.percent);
+  CHECK(s.steadystate.duration_s == 30);
+  CHECK(s.steadystate.ramp_s == 10);
+  // fio's long names say the same.
+  auto b = parse({"run", "--profile", "x", "vdc", "--steadystate", "bw:10m", "--steadystate_duration", "5",
+                  "--steadystate_ramp_time=2"},
+                 error);
+  REQUIRE(b.has_value());
+  JobSpec t = spec_of(*b);
+  CHECK(t.steadystate.kind == SteadyStateKind::Bw);
+  CHECK(t.steadystate.limit == 10.0 * (1 << 20));
+  CHECK(t.steadystate.duration_s == 5);
+  CHECK(t.steadystate.ramp_s == 2);
+}
+
+TEST_CASE("fio spellings: ss_dur alone is fio's default criterion, ss_dur 0 turns it off", "[cli][rate]") {
+  std::string error;
+  auto a = parse({"run", "--profile", "x", "vdc", "--ss_dur", "10"}, error);
+  REQUIRE(a.has_value());
+  JobSpec s = spec_of(*a);
+  CHECK(s.steadystate.kind == SteadyStateKind::IopsSlope);
+  CHECK(s.steadystate.limit == Approx(0.01));
+  CHECK(s.steadystate.percent);
+  auto off = parse({"run", "--profile", "x", "vdc", "--ss=iops:1%", "--ss_dur", "0"}, error);
+  REQUIRE(off.has_value());
+  CHECK_FALSE(spec_of(*off).steadystate.enabled());
+}
+
+TEST_CASE("fio spellings: a malformed rate or ss is one line naming the option and what it takes", "[cli][rate]") {
+  std::string error;
+  struct Case {
+    std::vector<std::string> words;
+    const char* says;
+  };
+  const Case cases[] = {
+      {{"--rate_iops=0x"}, "--rate_iops 0x: use I/Os per second per job"},
+      {{"--rate", "fast"}, "--rate fast: use bytes per second per job"},
+      {{"--ss=iops"}, "--ss iops: use KIND:LIMIT with KIND iops, iops_slope, bw or bw_slope"},
+      {{"--ss=lat:2%"}, "--ss lat:2%: use KIND:LIMIT"},
+      {{"--ss_dur=soon"}, "--ss_dur soon: use a duration like 30s"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> words{"run", "--profile", "x", "vdc"};
+    words.insert(words.end(), c.words.begin(), c.words.end());
+    auto a = parse(words, error);
+    REQUIRE(a.has_value());
+    JobSpec s;
+    auto st = profiles::apply_overrides(s, a->overrides);
+    INFO(c.says);
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.error(), Contains(c.says));
+    CHECK(st.error().find('\n') == std::string::npos);
+  }
+}

@@ -115,3 +115,24 @@ TEST_CASE("profile: force_async is auto by default, a count, or an error naming 
   CHECK_THAT(bad.error(), Contains("workload.force_async") && Contains("auto or a count N >= 0"));
   CHECK_FALSE(parse_workload(R"("force_async": -1)").ok());
 }
+
+TEST_CASE("profile: rate caps and steadystate in the workload object, numbers or fio's text", "[profiles][rate]") {
+  auto s = parse_workload(R"("rate_iops": 1237, "rate": ",7m", "ss": "bw_slope:2%", "ss_dur": "10s", "ss_ramp": 3)");
+  INFO((s.ok() ? std::string() : s.error()));
+  REQUIRE(s.ok());
+  CHECK(s->rate_iops[0] == 1237);
+  CHECK(s->rate_iops[1] == 1237);
+  CHECK(s->rate_bytes[1] == 7u << 20);
+  CHECK(s->steadystate.kind == SteadyStateKind::BwSlope);
+  CHECK(s->steadystate.limit == 2);
+  CHECK(s->steadystate.duration_s == 10);
+  CHECK(s->steadystate.ramp_s == 3);
+  CHECK_THAT(profiles::fio_command_line(*s),
+             Contains("--rate_iops=1237,1237 --rate=0,7m --ss=bw_slope:2% --ss_dur=10s --ss_ramp=3s"));
+  auto bad = parse_workload(R"("rate_iops": "0x", "steadystate": "iops:", "rate": -5)");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error(), Contains("3 problems"));
+  CHECK_THAT(bad.error(), Contains("workload.rate_iops: '0x' is not allowed"));
+  CHECK_THAT(bad.error(), Contains("workload.steadystate: 'iops:' is not allowed; use KIND:LIMIT"));
+  CHECK_THAT(bad.error(), Contains("workload.rate: -5 is not allowed"));
+}

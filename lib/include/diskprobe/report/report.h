@@ -28,6 +28,12 @@ std::string render_junit(const RunReport& r);
 // "PASS  iops>=38000: measured 38.2k IOPS; delivered 98.7% of provisioned IOPS (...)"
 std::string expectation_line(const ExpectationResult& e);
 
+// steadystate's verdict in one line, or "" when the run asked for none: "steady state: attained
+// after 23 s (iops_slope 0.08% < 0.1% over 10 s)", "not steady: ..." (text and HTML reports).
+std::string steadystate_line(const RunReport& r);
+// The JSON report's "steadystate" object (null when none was asked for).
+nlohmann::json steadystate_json(const RunReport& r);
+
 // Shared with the fio-json and openmetrics writers, so every format gives the same figures.
 // The clat percentiles a report lists: the profile's percentile_list, or fio's default.
 std::vector<double> report_percentiles(const JobSpec& s);

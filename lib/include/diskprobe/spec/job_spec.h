@@ -1,6 +1,7 @@
 // JobSpec: one workload, in fio's words, plus what it asks of the host.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,6 +74,16 @@ struct SteadyState {
   double ramp_s = 0;      // ss_ramp: seconds after the measured window opens before the first sample
   bool enabled() const { return kind != SteadyStateKind::None; }
 };
+std::string_view to_string(SteadyStateKind k);
+// fio's ss=KIND:LIMIT[%] ("iops:0.2%", "iops_slope:0.1%", "bw:10m", "bw_slope:2%", "none"):
+// kind, limit and percent set, duration and ramp left at 0; a bw limit without % takes fio's
+// size units (10m = 10 MiB/s). nullopt when malformed or the limit is not above 0.
+std::optional<SteadyState> parse_steadystate(std::string_view s);
+// "iops_slope:0.1%", "bw:10485760": the ss= text of a criterion, as parse_steadystate reads it.
+std::string steadystate_text(const SteadyState& ss);
+// fio's rate_iops=R[,W] and rate=R[,W]: "R" caps both directions, "R," reads only, ",W" writes
+// only; bytes: fio's size units (10m = 10 MiB/s), else whole I/Os. 0 = no cap.
+std::optional<std::array<uint64_t, 2>> parse_rate(std::string_view s, bool bytes);
 
 struct JobSpec {
   std::string name = "diskprobe";   // profile name

@@ -18,8 +18,8 @@ inline constexpr uint64_t kMaxNumjobs = 4096;
 inline constexpr double kMaxSeconds = 86400;
 
 // Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the
-// target, iodepth 1..kMaxIodepth, numjobs 1..kMaxNumjobs, runtime for time_based runs,
-// rwmixread); every problem in one message.
+// target, iodepth 1..kMaxIodepth, numjobs 1..kMaxNumjobs, runtime for time_based runs, rate
+// caps, steadystate's window against the runtime, rwmixread); every problem in one message.
 Status validate(const JobSpec& spec, const Target& target);
 
 }  // namespace diskprobe

@@ -1,0 +1,50 @@
+// fio's rate and rate_iops, per job and direction: the n-th I/O of a direction is due at
+// start + n / rate and is not issued sooner. As fio's rate_process=linear, a job that fell
+// behind (a device slower than the cap) issues at once until it has caught up. Exact without
+// a division per I/O: each step adds the interval's whole nanoseconds and carries its
+// remainder, as Bresenham's line does.
+#pragma once
+
+#include <cstdint>
+
+namespace diskprobe::engine {
+
+class Pacer {
+ public:
+  // ns_num / ns_den nanoseconds between two I/Os of direction d; ns_num 0 = no cap (always due).
+  void set(int d, uint64_t ns_num, uint64_t ns_den) {
+    step_[d] = ns_den ? ns_num / ns_den : 0;
+    rem_[d] = ns_den ? ns_num % ns_den : 0;
+    den_[d] = ns_den ? ns_den : 1;
+  }
+  // The schedule starts (again: fio restarts it when the ramp ends) at t.
+  void start(uint64_t t) {
+    for (int d = 0; d < 2; ++d) {
+      next_[d] = t;
+      acc_[d] = 0;
+    }
+  }
+  // The measured window opened at t, at a completion: its first I/O is due an interval later,
+  // so N I/Os fill N intervals of the window (due at t itself, a 3 s window at 50 IOPS measured
+  // 150 I/Os in 2.98 s: 50.3).
+  void start_window(uint64_t t) {
+    start(t);
+    issued(false);
+    issued(true);
+  }
+  uint64_t due(bool write) const { return next_[write]; }
+  void issued(bool write) {
+    next_[write] += step_[write];
+    acc_[write] += rem_[write];
+    if (acc_[write] >= den_[write]) {
+      acc_[write] -= den_[write];
+      ++next_[write];
+    }
+  }
+
+ private:
+  uint64_t next_[2] = {0, 0};
+  uint64_t step_[2] = {0, 0}, rem_[2] = {0, 0}, den_[2] = {1, 1}, acc_[2] = {0, 0};
+};
+
+}  // namespace diskprobe::engine
