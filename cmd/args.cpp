@@ -12,7 +12,7 @@ namespace diskprobe::cli {
 
 namespace {
 
-const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "accept",
+const std::set<std::string> kCommands = {"devices", "check", "tune", "profiles", "profile", "run", "accept", "curve",
                                          "compare", "aggregate"};
 
 bool is_override(const std::string& key) {
@@ -24,7 +24,7 @@ bool is_override(const std::string& key) {
 bool is_switch(const std::string& key) {
   static const std::set<std::string> kSwitches = {"norandommap", "time_based", "refill_buffers", "direct",
                                                   "randrepeat",  "sqpoll",     "hipri",          "do_verify",
-                                                  "group_reporting"};
+                                                  "group_reporting", "sync"};
   return kSwitches.count(key) > 0;
 }
 
@@ -88,7 +88,8 @@ bool is_bool_word(const std::string& w) {
 // run, tune --apply and tune --restore write to devices or the host: a --sysfs/--procfs
 // fixture would let them check one tree and write another (the real journal into a fixture).
 const char* fixture_root_for_writing(const Args& a) {
-  bool writes = a.command == "run" || a.command == "accept" || (a.command == "tune" && (a.apply || a.restore));
+  bool writes = a.command == "run" || a.command == "accept" || a.command == "curve" ||
+                (a.command == "tune" && (a.apply || a.restore));
   auto is = [](const std::string& given, const char* real) {
     std::string p = std::filesystem::path(given).lexically_normal().string();
     while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -168,6 +169,11 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     else if (w == "--report") ok = value(a.report_file);
     else if (w == "--max-time") ok = value(a.max_time);
     else if (w == "--max-regression") ok = value(a.max_regression);
+    else if (w == "--rate-steps") ok = value(a.rate_steps);
+    else if (w == "--max-iops") ok = value(a.max_iops);
+    else if (w == "--step-time") ok = value(a.step_time);
+    else if (w == "--max-iodepth") ok = value(a.max_iodepth);
+    else if (w == "--past-knee") ok = value(a.past_knee);
     else if (w == "--name") ok = value(a.name);
     else if (w == "--filename") ok = value(a.filename);
     else if (w == "--ioengine") {
@@ -215,7 +221,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     } else if (a.command.empty()) {
       if (!kCommands.count(w)) {
         error = "unknown command '" + excerpt(w) +
-                "': use devices, check, tune, profiles, profile, run, accept, compare or aggregate";
+                "': use devices, check, tune, profiles, profile, run, accept, curve, compare or aggregate";
         return std::nullopt;
       }
       a.command = w;
@@ -233,13 +239,21 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     error = "--paranoid and --no-paranoid contradict each other: give one";
     return std::nullopt;
   }
-  if (!a.report_file.empty() && a.command != "run" && a.command != "accept") {
-    error = "--report FILE.html goes with 'run' or 'accept': diskprobe run --profile NAME DEVICE --report FILE.html";
+  if (!a.report_file.empty() && a.command != "run" && a.command != "accept" && a.command != "curve") {
+    error = "--report FILE.html goes with 'run', 'accept' or 'curve': diskprobe run --profile NAME DEVICE --report FILE.html";
     return std::nullopt;
   }
   if (!a.max_time.empty() && a.command != "accept") {
     error = "--max-time goes with 'accept': diskprobe accept DEVICE --volume TYPE:ARG --max-time 600";
     return std::nullopt;
+  }
+  for (const auto& [option, given] : {std::pair{"--rate-steps", &a.rate_steps}, {"--max-iops", &a.max_iops},
+                                      {"--step-time", &a.step_time}, {"--max-iodepth", &a.max_iodepth},
+                                      {"--past-knee", &a.past_knee}}) {
+    if (!given->empty() && a.command != "curve") {
+      error = std::string(option) + " goes with 'curve': diskprobe curve DEVICE --profile NAME " + option + " ...";
+      return std::nullopt;
+    }
   }
   if (!a.max_regression.empty() && a.command != "compare") {
     error = "--max-regression goes with 'compare': diskprobe compare A.json B.json --max-regression 5%";
@@ -329,6 +343,12 @@ usage:
                                                    the volume's suite: random write and read
                                                    IOPS, sequential read and write, QD1 latency;
                                                    exit 0 all within tolerance, 4 when one is not
+  diskprobe curve DEVICE --profile NAME [OVERRIDES] [--max-iodepth N] [--step-time 20s]
+                [--rate-steps 10,25,50,75,90,95,100% [--max-iops N]] [--past-knee 1]
+                [--output-format text|json] [--report FILE.html] [--no-tune]
+                                                   latency against load: queue depth 1, 2, 4 ...
+                                                   (or rate caps), one step at a time, until
+                                                   --past-knee steps past the knee
   diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
                                                    two JSON reports side by side; exit 4 when B
                                                    is worse than A by more than PERCENT
@@ -342,7 +362,7 @@ OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ra
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
   --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri --force_async
-  --continue_on_error --verify --do_verify --percentiles --group_reporting (bs=4k,16k:
+  --continue_on_error --verify --do_verify --percentiles --group_reporting --sync (bs=4k,16k:
   reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
   --filename DEVICE, --ioengine io_uring|libaio|sync|psync
 --rate_iops R[,W] and --rate R[,W] (7m: bytes/s) cap each job's reads and writes as fio's do.
@@ -363,6 +383,11 @@ check and run sample a device of 1 GiB or more for data with no signature before
 --max-time S (accept, default 600) is the suite's time budget, split over its phases; each
   phase ends earlier once steady.
 --output FILE writes the chosen format to FILE; the text report still goes to stdout.
+curve: --max-iodepth (256) is the last queue-depth step; --step-time (20s) the longest a
+  step runs (it ends sooner once steady: the profile's steadystate, else IOPS within 5% over
+  5 s); --rate-steps caps the IOPS at shares of --max-iops N, or of the best step of a
+  queue-depth sweep run first. The knee: the first step where mean latency grew by more
+  than 25% while IOPS gained under 5%, or more than twice as fast as IOPS (log-log).
 
 global: --sysfs PATH --procfs PATH (read topology from another root), -v/--verbose,
         --version, -h/--help

@@ -26,16 +26,18 @@ int cmd_check(const Args& a, const SysRoot& root);
 int cmd_tune(const Args& a, const SysRoot& root);
 int cmd_run(const Args& a, const SysRoot& root);
 int cmd_accept(const Args& a, const SysRoot& root);  // accept.cpp: the volume's suite
-// run.cpp, for accept too: the request from the command line, and the ending as the README
-// says it (refusals with their verdict on stderr).
-run::Request run_request(const Args& a, JobSpec spec, std::vector<Expectation> expectations);
-int render_end(const run::Ended& end);
+int cmd_curve(const Args& a, const SysRoot& root);  // curve.cpp
 int cmd_compare(const Args& a);  // reads JSON run reports back: 0, 2, or 4 for a regression
 int cmd_aggregate(const Args& a);
 
 // signals.cpp: set by SIGINT/SIGTERM/SIGHUP; "interrupted by Terminated" once it is.
 const std::atomic<bool>& stop_flag();
 std::string stopped_by();
+
+// run.cpp, for every command that runs the engine: the request from the command line, and
+// how a run's ending is told (refusals with their verdict on stderr).
+run::Request run_request(const cli::Args& a, JobSpec spec, std::vector<Expectation> expectations);
+int render_end(const run::Ended& end);
 
 // common.cpp
 safety::Options preflight_options(const Args& a, bool hold);

@@ -41,6 +41,7 @@ int dispatch(int argc, char** argv) {
   if (c == "compare") return cmd_compare(*args);
   if (c == "aggregate") return cmd_aggregate(*args);
   if (c == "accept") return cmd_accept(*args, root);
+  if (c == "curve") return cmd_curve(*args, root);
   return cmd_run(*args, root);
 }
 

@@ -43,6 +43,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (!sync) c += " --iodepth=" + std::to_string(s.iodepth);
   if (!sync && s.force_async > 0) c += " --force_async=" + std::to_string(s.force_async);
   c += " --direct=" + std::string(s.direct ? "1" : "0");
+  if (s.sync) c += " --sync=1";
   c += " --rw=" + std::string(to_string(s.rw));
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) c += " --rwmixread=" + std::to_string(s.rwmixread);
   c += " --bs=" + fio_size(s.bs);

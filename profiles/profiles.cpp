@@ -86,11 +86,14 @@ std::optional<double> as_percent(const json& v) {
   return d;
 }
 
+// The largest block: dd's bs=1G (seed 003) is one 1 GiB write; one buffer of it per slot.
+constexpr uint64_t kMaxBs = 1u << 30;
+
 // fio's bs=R,W: "4k" for both directions, "4k,16k" reads 4k and writes 16k, ",16k" only writes.
 bool set_bs(JobSpec& s, const json& v) {
   auto one = [](const json& x, uint32_t& out) {
     auto n = as_size(x);
-    if (!n || *n < 512 || *n > (64ull << 20)) return false;
+    if (!n || *n < 512 || *n > kMaxBs) return false;
     out = static_cast<uint32_t>(*n);
     return true;
   };
@@ -192,7 +195,7 @@ const std::vector<Field>& workload_fields() {
   static const std::vector<Field> fields = {
       {"rw", "read, write, randread, randwrite, randrw or readwrite",
        [](JobSpec& s, const json& v) { return v.is_string() && assign(parse_rw(v.get<std::string>()), s.rw); }},
-      {"bs", "a block size like 4k or 4096 (bytes), at least 512, or reads,writes like 4k,16k", set_bs},
+      {"bs", "a block size like 4k or 4096 (bytes), 512 to 1G, or reads,writes like 4k,16k", set_bs},
       {"iodepth", "a whole number from 1 to 65536",
        [](JobSpec& s, const json& v) { return in_range(as_u64(v), 1, 65536, s.iodepth); }},
       {"numjobs", "a whole number from 1 to 4096",
@@ -280,6 +283,7 @@ const std::vector<Field>& workload_fields() {
       {"steadystate_ramp_time", "a duration like 10s (fio's name for ss_ramp)",
        [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.steadystate.ramp_s); }},
       {"direct", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.direct); }},
+      {"sync", "true or false (O_SYNC)", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sync); }},
       {"rwmixread", "a percentage from 0 to 100",
        [](JobSpec& s, const json& v) {
          auto n = as_u64(v);

@@ -15,7 +15,8 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   JobPlan p;
   p.spec = &spec;
   p.path = target.path;
-  p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0);
+  p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0) |
+                 (spec.sync ? O_SYNC : 0);
   p.region_start = reg.offset;
   p.device_id = target.device_id;
   uint64_t region = reg.size;

@@ -42,6 +42,7 @@ json to_json(const JobSpec& s) {
           {"offset_bytes", s.offset},
           {"size_bytes", s.size},
           {"direct", s.direct},
+          {"sync", s.sync},
           {"randrepeat", s.randrepeat},
           {"randseed", s.randseed},
           {"norandommap", s.norandommap},

@@ -20,16 +20,16 @@ _diskprobe_devices() {
 _diskprobe() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local bin=${COMP_WORDS[0]} cmd="" sub="" sysfs=/sys i w
-  local commands="devices check tune profiles profile run accept compare aggregate"
+  local commands="devices check tune profiles profile run accept curve compare aggregate"
   local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
     --sqpoll --hipri --force_async --continue_on_error --verify --do_verify --percentiles --scheduler --nomerges
-    --cstate_latency_limit_us --group_reporting --rate_iops --rate --ss --steadystate --ss_dur
+    --cstate_latency_limit_us --group_reporting --sync --rate_iops --rate --ss --steadystate --ss_dur
     --steadystate_duration --ss_ramp --steadystate_ramp_time"
   # fio's switches: they stand alone, so the word after one is not its value.
   local switches="--norandommap --time_based --refill_buffers --direct --randrepeat --sqpoll --hipri
-    --do_verify --group_reporting"
+    --do_verify --group_reporting --sync"
   overrides=${overrides//$'\n'/ } switches=${switches//$'\n'/ }  # one line: matched as " $list "
   local safety="--paranoid --no-paranoid --allow-nonzero"
   local global="--sysfs --procfs --verbose --help --version"
@@ -80,6 +80,10 @@ _diskprobe() {
       compopt -o nospace 2>/dev/null; return ;;
     --tolerance) COMPREPLY=($(compgen -W "90% 95% 99%" -- "$cur")); return ;;
     --max-time) COMPREPLY=($(compgen -W "300 600 1800" -- "$cur")); return ;;
+    --max-iodepth) COMPREPLY=($(compgen -W "32 64 128 256" -- "$cur")); return ;;
+    --step-time) COMPREPLY=($(compgen -W "10s 20s 60s" -- "$cur")); return ;;
+    --rate-steps) COMPREPLY=($(compgen -W "10,25,50,75,90,95,100%" -- "$cur")); return ;;
+    --max-iops | --past-knee) return ;;  # a number to type
     --expect) return ;;  # an expression to type, like iops>=38000
   esac
   case " $switches " in
@@ -109,6 +113,9 @@ _diskprobe() {
           --strict --expect --volume --tolerance --name --filename --ioengine $safety $overrides" ;;
       accept)
         opts="--volume --tolerance --max-time --output-format --output --report --no-tune --strict $safety" ;;
+      curve)
+        opts="--profile --max-iodepth --step-time --rate-steps --max-iops --past-knee --output-format --report --no-tune
+          $safety $overrides" ;;
       compare) opts="--max-regression --json" ;;
       aggregate) opts="--json" ;;
     esac
@@ -117,7 +124,7 @@ _diskprobe() {
   fi
 
   case $cmd in
-    check | tune | run | accept) COMPREPLY=($(compgen -W "$(_diskprobe_devices "$sysfs")" -- "$cur")) ;;
+    check | tune | run | accept | curve) COMPREPLY=($(compgen -W "$(_diskprobe_devices "$sysfs")" -- "$cur")) ;;
     profile)
       if [ -z "$sub" ]; then
         COMPREPLY=($(compgen -W "show" -- "$cur"))

@@ -65,6 +65,11 @@ expect "--output-format values" json run --output-format j
 expect "--output-format fio-json+" fio-json+ run --output-format fio
 expect "--output-format openmetrics" openmetrics run --output-format o
 expect "--rw values" randwrite run --rw randw
+expect "subcommand curve" curve cu
+expect "curve options" --max-iodepth curve --max-iod
+expect "curve --rate-steps" --rate-steps curve vdc --rate
+expect "curve devices" vdc --sysfs "$sysfs" curve ""
+refuse "--step-time is curve's" --step-time run --step
 expect "override --rate_iops" --rate_iops run --rate_i
 expect "override --ss_dur" --ss_dur run --ss_d
 expect "--ss criteria" iops_slope: run --ss iops_

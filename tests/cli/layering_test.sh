@@ -15,6 +15,7 @@ declare -A below=(
   [acceptance]="stats spec device base"
   [report]="acceptance stats spec device base"
   [fleet]="report acceptance stats spec device base"
+  [curve]="report acceptance stats spec device base"
 )
 lib_rooms="${!below[*]}"
 declare -A allowed=(

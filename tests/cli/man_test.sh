@@ -50,6 +50,7 @@ limit lib/include/diskprobe/spec/validate.h kMaxSeconds "runtime and ramp_time a
 limit lib/include/diskprobe/spec/validate.h kMaxIodepth "iodepth is 1 to %"
 limit lib/include/diskprobe/spec/validate.h kMaxNumjobs "numjobs 1 to %"
 limit profiles/profiles.cpp kMaxProblemsShown "list at most % problems"
+limit profiles/profiles.cpp kMaxBs "bs is 512 bytes to %"
 
 if command -v groff >/dev/null; then
   warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)

@@ -190,8 +190,14 @@ TEST_CASE("every built-in profile runs for 2 s on a scratch loop device", "[acce
   REQUIRE(profiles.size() >= 23);
   for (const auto& p : profiles) {
     std::string name = p["name"];
-    auto r = run_diskprobe({"run", "--profile", name, "--scratch", "256M", "--runtime", "2", "--time_based",
-                            "1", "--size", "64M", "--no-tune"});
+    // A region of at least one block: seed 003's dd bs=1G needs 1 GiB (a sparse scratch file).
+    auto shown = run_diskprobe({"profile", "show", name, "--json"});
+    REQUIRE(shown.exit_code == 0);
+    auto bs = nlohmann::json::parse(shown.out)["bs_bytes"].get<uint64_t>();
+    std::string size = bs > (64ull << 20) ? std::to_string(bs) : "64M";
+    std::string scratch = bs > (64ull << 20) ? std::to_string(2 * bs) : "256M";
+    auto r = run_diskprobe({"run", "--profile", name, "--scratch", scratch, "--runtime", "2", "--time_based",
+                            "1", "--size", size, "--no-tune"});
     INFO(name << ": " << r.err);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find("expectations: 1 of 1 met") != std::string::npos);

@@ -161,6 +161,29 @@ const SeedRow kRows[] = {
      "fio -direct=1 -iodepth=128 -rw=randwrite -ioengine=libaio -bs=4k -size=1G -numjobs=32 -runtime=15 "
      "-filename=fio_iotest -name=test -group_reporting -gtod_reduce=1",
      "", "", false, false},
+    {"fuga-randwrite-bw", k003,
+     "fio -direct=1 -iodepth=128 -rw=randwrite -ioengine=libaio -bs=512k -size=1G -numjobs=32 -runtime=15 "
+     "-filename=iotest -name=test -group_reporting -gtod_reduce=1",
+     "", "", false, false},
+};
+
+// The seed's dd lines: a write of the test file, then a read of it back.
+struct DdRow {
+  const char* profile;
+  const char* command;     // verbatim
+  const char* written_by;  // a read's write line: dd reads the whole file it left ("" for a write)
+};
+
+constexpr const char* kDd1g = "dd if=/dev/zero of=./test1.bin bs=1G count=1 oflag=sync,noatime,nocache";
+constexpr const char* kDd1m = "dd if=/dev/zero of=./test1.bin bs=1M count=1024 oflag=sync,noatime,nocache";
+constexpr const char* kDd4k = "dd if=/dev/zero of=./test1.bin bs=4096 count=256 oflag=sync,noatime,nocache";
+const DdRow kDdRows[] = {
+    {"fuga-dd-write-1g", kDd1g, ""},
+    {"fuga-dd-read-1g", "dd if=./test1.bin of=/dev/null bs=1G iflag=sync,noatime,nocache", kDd1g},
+    {"fuga-dd-write-1m", kDd1m, ""},
+    {"fuga-dd-read-1m", "dd if=./test1.bin of=/dev/null bs=1M iflag=sync,noatime,nocache", kDd1m},
+    {"fuga-dd-write-4k", kDd4k, ""},
+    {"fuga-dd-read-4k", "dd if=./test1.bin of=/dev/null bs=4096 iflag=sync,noatime,nocache", kDd4k},
 };
 
 std::vector<std::string> words(const std::string& s) {
@@ -314,7 +337,80 @@ void check_row(const SeedRow& row) {
   }
 }
 
+// dd's operands: "bs=1G" -> {bs, 1G}.
+std::map<std::string, std::string> dd_operands(const std::string& line) {
+  std::map<std::string, std::string> o;
+  for (const auto& w : words(line)) {
+    if (auto eq = w.find('='); eq != std::string::npos) o[w.substr(0, eq)] = w.substr(eq + 1);
+  }
+  return o;
+}
+
+// The bytes one dd line moves: bs x count, or for a read without count the file its write left.
+uint64_t dd_bytes(const DdRow& row) {
+  auto o = dd_operands(*row.written_by ? row.written_by : row.command);
+  return *parse_size(o["bs"]) * std::stoull(o["count"]);
+}
+
+// A dd line as fio would run it: one job, one blocking I/O at a time, sequential, O_SYNC and
+// O_DIRECT for sync,nocache; every operand accounted for in a field or a note.
+void check_dd_row(const DdRow& row) {
+  INFO(row.profile << " <- " << row.command);
+  auto spec = profiles::load(row.profile, kBuiltIn);
+  INFO((spec.ok() ? std::string() : spec.error()));
+  REQUIRE(spec.ok());
+  CHECK(spec->source.rfind(seed_title(k003), 0) == 0);
+  auto o = dd_operands(row.command);
+  bool writes = o["if"] == "/dev/zero";
+  CHECK(spec->rw == (writes ? RwMode::Write : RwMode::Read));
+  CHECK(o[writes ? "of" : "if"] == "./test1.bin");
+  CHECK(any_note_mentions(*spec, "test1.bin"));
+  if (writes) CHECK(any_note_mentions(*spec, "/dev/zero"));
+  CHECK(spec->bs == *parse_size(o["bs"]));
+  CHECK(spec->size == dd_bytes(row));
+  CHECK(spec->engine == EngineKind::Sync);
+  CHECK(spec->iodepth == 1);
+  CHECK(spec->numjobs == 1);
+  CHECK_FALSE(spec->time_based);
+  CHECK(spec->runtime_s == 0);  // dd moves its bytes once, however long it takes
+  CHECK(spec->offset == 0);
+  const std::string flag = writes ? "oflag" : "iflag";
+  REQUIRE(o.count(flag));
+  std::string flags = o[flag] + ",";
+  for (size_t at = 0, comma; (comma = flags.find(',', at)) != std::string::npos; at = comma + 1) {
+    std::string f = flags.substr(at, comma - at);
+    INFO(flag << "=" << f);
+    CHECK(any_note_mentions(*spec, flag + "=" + f));
+    if (f == "sync") {
+      CHECK(spec->sync);
+    } else if (f == "nocache") {
+      CHECK(spec->direct);
+    } else {
+      CHECK(f == "noatime");  // nothing to map: said in the note
+    }
+  }
+  for (const auto& [key, value] : o) {
+    INFO("dd operand " << key << "=" << value);
+    CHECK((key == "if" || key == "of" || key == "bs" || key == "count" || key == flag));
+  }
+  auto shown = fio_options(profiles::fio_command_line(*spec), "");
+  INFO("fio equivalent: " << profiles::fio_command_line(*spec));
+  CHECK(shown["ioengine"] == "psync");
+  CHECK(shown["sync"] == "1");
+  CHECK(shown["direct"] == "1");
+  CHECK(shown["rw"] == (writes ? "write" : "read"));
+  CHECK(*parse_size(shown["bs"]) == spec->bs);
+  CHECK(*parse_size(shown["size"]) == dd_bytes(row));
+  CHECK(shown["numjobs"] == "1");
+  CHECK_FALSE(shown.count("runtime"));
+  CHECK_FALSE(shown.count("time_based"));
+}
+
 }  // namespace
+
+TEST_CASE("the seed's dd lines are sequential sync I/O profiles with dd's exact sizes", "[profiles][seeds]") {
+  for (const auto& row : kDdRows) check_dd_row(row);
+}
 
 TEST_CASE("every built-in profile reproduces its seed command line", "[profiles][seeds]") {
   for (const auto& row : kRows) check_row(row);
@@ -322,11 +418,12 @@ TEST_CASE("every built-in profile reproduces its seed command line", "[profiles]
 
 TEST_CASE("every built-in profile has a seed row, and every row a profile", "[profiles][seeds]") {
   auto all = profiles::list(kBuiltIn);
-  CHECK(all.size() == std::size(kRows));
+  CHECK(all.size() == std::size(kRows) + std::size(kDdRows));
   for (const auto& p : all) {
     INFO(p.name);
     bool found = false;
     for (const auto& row : kRows) found |= p.name == row.profile;
+    for (const auto& row : kDdRows) found |= p.name == row.profile;
     CHECK(found);
   }
 }
@@ -351,6 +448,13 @@ TEST_CASE("the quoted seed lines are really in the seed documents", "[profiles][
     if (row.cstates_off) CHECK(text.find("cpupower idle-set -d") != std::string::npos);
     if (row.idle_poll) CHECK(text.find("idle=poll") != std::string::npos);
     if (*row.shell_vars) CHECK(text.find("RunFio 10 128 4k randwrite 1024g") != std::string::npos);
+  }
+  std::ifstream f(dir + "/" + k003);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  for (const auto& row : kDdRows) {
+    INFO(row.profile << ": " << row.command);
+    CHECK(ss.str().find(row.command) != std::string::npos);
   }
 }
 

@@ -9,7 +9,7 @@
 namespace diskprobe::cli {
 
 struct Args {
-  std::string command;                    // devices, check, tune, profiles, profile, run, accept, compare, aggregate
+  std::string command;                    // devices, check, tune, profiles, profile, run, accept, curve, compare, aggregate
   std::vector<std::string> positional;    // after the command
   bool json = false;
   bool strict = false;                    // run/tune: refuse a plan that falls short of the profile
@@ -30,8 +30,14 @@ struct Args {
   std::vector<std::string> expect;        // run --expect EXPR, repeatable
   std::string volume;                     // run --volume essd-pl3:1000GiB
   std::string tolerance = "95%";          // run --tolerance: share of --volume's figures
-  std::string report_file;                // run/accept --report FILE.html
+  std::string report_file;                // run/accept/curve --report FILE.html
   std::string max_time;                   // accept --max-time S: the suite's budget
+  // curve: the sweep's limits, as given (cmd/curve.cpp reads them)
+  std::string rate_steps;                 // --rate-steps 10,25,50,75,90%
+  std::string max_iops;                   // --max-iops N: the rate steps' 100%
+  std::string step_time;                  // --step-time 20s: each step's longest run
+  std::string max_iodepth;                // --max-iodepth N: the queue-depth steps' last
+  std::string past_knee;                  // --past-knee N: steps run after the knee
   std::string max_regression;             // compare --max-regression 5%
   std::string name;                       // run --name NAME (fio's): the job name in reports
   std::string filename;                   // run --filename PATH (fio's): the DEVICE

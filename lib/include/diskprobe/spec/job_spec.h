@@ -101,6 +101,7 @@ struct JobSpec {
   uint64_t offset = 0;              // start of the region, bytes
   uint64_t size = 0;                // length of the region, bytes; 0 = to the end
   bool direct = true;
+  bool sync = false;                // fio's sync=1 (dd's oflag=sync): O_SYNC, each write durable when it completes
   bool randrepeat = true;           // same offsets every run (seeded from randseed)
   uint64_t randseed = 0x6469736b;   // "disk"
   bool refill_buffers = false;      // fresh random data for each write
