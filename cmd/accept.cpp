@@ -77,6 +77,10 @@ Result<std::vector<SuitePhase>> suite_from(const Args& a, const SysRoot& root, d
 std::string render(const AcceptReport& r, OutputFormat f) {
   if (f == OutputFormat::Json) return accept_json(r).dump(2) + "\n";
   if (f == OutputFormat::Junit) return render_accept_junit(r);
+  if (f == OutputFormat::OpenMetrics) return render_accept_openmetrics(r);
+  if (f == OutputFormat::FioJson || f == OutputFormat::FioJsonPlus) {
+    return dump_json(accept_fio_json(r, f == OutputFormat::FioJsonPlus)) + "\n";
+  }
   return render_accept_text(r);
 }
 
@@ -85,9 +89,9 @@ std::string render(const AcceptReport& r, OutputFormat f) {
 int cmd_accept(const Args& a, const SysRoot& root) {
   // --json is JSON mode's word for the report too: stdout then carries one JSON document.
   auto format = a.json ? std::optional(OutputFormat::Json) : parse_output_format(a.output_format);
-  if (!format ||
-      (*format != OutputFormat::Text && *format != OutputFormat::Json && *format != OutputFormat::Junit)) {
-    return fail(kUsage, "--output-format " + a.output_format + ": accept writes text, json or junit");
+  if (!format) {
+    return fail(kUsage, "--output-format " + a.output_format +
+                            ": accept writes text, json, junit, fio-json, fio-json+ or openmetrics");
   }
   double tolerance = 0;
   auto suite = suite_from(a, root, tolerance);

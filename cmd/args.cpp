@@ -339,7 +339,8 @@ usage:
                 [--report FILE.html] [--no-tune]
                 [--expect EXPR]... [--volume TYPE:ARG [--tolerance 95%]]
   diskprobe accept DEVICE --volume TYPE:ARG [--tolerance 95%] [--max-time 600]
-                [--output-format text|json|junit] [--output FILE] [--report FILE.html] [--no-tune]
+                [--output-format text|json|junit|fio-json|fio-json+|openmetrics] [--output FILE]
+                [--report FILE.html] [--no-tune]
                                                    the volume's suite: random write and read
                                                    IOPS, sequential read and write, QD1 latency;
                                                    exit 0 all within tolerance, 4 when one is not

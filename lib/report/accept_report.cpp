@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "diskprobe/report/fio_json.h"
 #include "diskprobe/report/html_report.h"
+#include "diskprobe/report/openmetrics.h"
 #include "diskprobe/report/report.h"
 
 namespace diskprobe {
@@ -183,6 +185,44 @@ std::string render_accept_html(const AcceptReport& r) {
     rows.push_back({{r.planned[i], "NOT RUN", r.ended, ""}, true});
   return render_html_runs("diskprobe accept " + r.device + " as " + r.volume,
                           {"metric", "verdict", "figures", "how"}, rows, runs);
+}
+
+std::string render_accept_openmetrics(const AcceptReport& r) {
+  std::vector<LabelledRun> runs;
+  for (const auto& p : r.phases) runs.push_back({&p.report, {{"phase", p.verdict.name}}});
+  std::string out = runs.empty() ? "" : render_openmetrics(runs);
+  auto slash = r.device.rfind('/');
+  const MetricLabels base = {{"device", slash == std::string::npos ? r.device : r.device.substr(slash + 1)},
+                             {"volume", r.volume}};
+  std::vector<GaugeSample> delivered, passed;
+  for (const auto& p : r.phases) {
+    if (!p.verdict.judged) continue;
+    MetricLabels l = base;
+    l.emplace_back("metric", p.verdict.name);
+    delivered.push_back({l, p.verdict.delivered});
+    passed.push_back({l, p.verdict.passed ? 1.0 : 0.0});
+  }
+  if (!delivered.empty()) {
+    out += render_gauge("diskprobe_accept_delivered_ratio",
+                        "The share of the volume's provisioned figure the metric delivered (latency: provisioned / measured).",
+                        delivered);
+    out += render_gauge("diskprobe_accept_metric_passed", "1 when the metric was within the tolerance, 0 when not.",
+                        passed);
+  }
+  out += render_gauge("diskprobe_accept_passed", "1 when every phase ran and every judged metric passed.",
+                      {{base, r.passed() ? 1.0 : 0.0}});
+  return out;
+}
+
+nlohmann::json accept_fio_json(const AcceptReport& r, bool plus) {
+  std::vector<const RunReport*> runs;
+  for (const auto& p : r.phases) runs.push_back(&p.report);
+  nlohmann::json verdicts = accept_json(r);
+  for (auto& m : verdicts["metrics"]) m.erase("run");  // each phase's facts are under "runs"
+  nlohmann::json j = runs.empty() ? nlohmann::json{{"jobs", nlohmann::json::array()}, {"diskprobe", nlohmann::json::object()}}
+                                  : to_fio_json(runs, plus);
+  j["diskprobe"]["accept"] = std::move(verdicts);
+  return j;
 }
 
 }  // namespace diskprobe

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <string>
 
 namespace diskprobe {
@@ -314,6 +315,46 @@ json to_fio_json(const RunReport& rep, bool plus) {
   j["jobs"] = jobs;
   j["disk_util"] = disk_util_json(rep);
   j["diskprobe"] = diskprobe_json(rep);
+  return j;
+}
+
+json to_fio_json(const std::vector<const RunReport*>& runs, bool plus) {
+  json j;
+  json jobs = json::array(), facts = json::array();
+  json disks = json::object();  // name -> summed entry
+  std::map<std::string, double> util_time;  // name -> sum of util x runtime
+  double total_time = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    json one = to_fio_json(*runs[i], plus);
+    if (i == 0) j = one;
+    for (auto job : one["jobs"]) {
+      job["groupid"] = i;
+      jobs.push_back(std::move(job));
+    }
+    facts.push_back(one["diskprobe"]);
+    const double t = runs[i]->results.runtime_s;
+    total_time += t;
+    for (const auto& d : one["disk_util"]) {
+      json& sum = disks[d["name"].get<std::string>()];
+      if (sum.is_null()) sum = d;
+      else
+        for (const char* k : {"read_ios", "write_ios", "read_merges", "write_merges", "read_ticks", "write_ticks",
+                              "in_queue"})
+          sum[k] = sum[k].get<uint64_t>() + d[k].get<uint64_t>();
+      util_time[d["name"].get<std::string>()] += d["util"].get<double>() * t;
+    }
+    if (i + 1 == runs.size()) {
+      for (const char* k : {"timestamp", "timestamp_ms", "time"}) j[k] = one[k];
+    }
+  }
+  j["jobs"] = std::move(jobs);
+  json util = json::array();
+  for (auto& [name, d] : disks.items()) {
+    d["util"] = total_time > 0 ? util_time[name] / total_time : 0.0;
+    util.push_back(d);
+  }
+  j["disk_util"] = std::move(util);
+  j["diskprobe"] = {{"runs", std::move(facts)}};
   return j;
 }
 

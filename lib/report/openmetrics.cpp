@@ -12,7 +12,7 @@ namespace diskprobe {
 
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
+using Labels = MetricLabels;
 
 // The exposition format's escapes for a label value: backslash, double quote, newline; it
 // must be UTF-8, so other bytes (a model string, a path) become U+FFFD first.
@@ -99,75 +99,123 @@ std::vector<Direction> directions(const RunReport& rep) {
   return out;
 }
 
-// A latency histogram as a summary: the report's percentiles as quantiles, in seconds.
-void latency_summary(std::string& out, const char* name, const char* help, const RunReport& rep,
-                     const Labels& base, Histogram DirectionStats::*which) {
-  Family f(out, name, "summary", help);
-  const auto pcts = report_percentiles(rep.spec);
-  for (const auto& dir : directions(rep)) {
-    const Histogram& h = dir.d.*which;
-    Labels l = with(base, "direction", dir.name);
-    for (double p : pcts)
-      f.sample(with(l, "quantile", number(p / 100)), static_cast<double>(h.percentile(p)) / 1e9);
-    f.sample(l, static_cast<double>(h.sum()) / 1e9, "_sum");
-    f.sample(l, static_cast<double>(h.count()), "_count");
+// A run and the labels every one of its samples carries.
+struct Run {
+  const RunReport& rep;
+  Labels base;
+};
+
+std::vector<Run> runs_of(const std::vector<LabelledRun>& runs) {
+  std::vector<Run> out;
+  for (const auto& r : runs) {
+    Labels base = run_labels(*r.report);
+    base.insert(base.end(), r.labels.begin(), r.labels.end());
+    out.push_back({*r.report, std::move(base)});
   }
+  return out;
+}
+
+// A latency histogram as a summary: the report's percentiles as quantiles, in seconds.
+void latency_summary(std::string& out, const char* name, const char* help, const std::vector<Run>& runs,
+                     Histogram DirectionStats::*which) {
+  Family f(out, name, "summary", help);
+  for (const auto& run : runs) {
+    const auto pcts = report_percentiles(run.rep.spec);
+    for (const auto& dir : directions(run.rep)) {
+      const Histogram& h = dir.d.*which;
+      Labels l = with(run.base, "direction", dir.name);
+      for (double p : pcts)
+        f.sample(with(l, "quantile", number(p / 100)), static_cast<double>(h.percentile(p)) / 1e9);
+      f.sample(l, static_cast<double>(h.sum()) / 1e9, "_sum");
+      f.sample(l, static_cast<double>(h.count()), "_count");
+    }
+  }
+}
+
+// A gauge with one sample per run, from `value(run)`.
+template <typename F>
+void per_run(std::string& out, const char* name, const char* help, const std::vector<Run>& runs, F value) {
+  Family f(out, name, "gauge", help);
+  for (const auto& run : runs) f.sample(run.base, value(run.rep));
+}
+
+// A gauge with one sample per run and direction, from `value(run, direction's stats)`.
+template <typename F>
+void per_direction(std::string& out, const char* name, const char* help, const std::vector<Run>& runs, F value) {
+  Family f(out, name, "gauge", help);
+  for (const auto& run : runs) {
+    for (const auto& dir : directions(run.rep)) f.sample(with(run.base, "direction", dir.name), value(run.rep, dir.d));
+  }
+}
+
+double rate(const RunReport& rep, uint64_t v) {
+  const double secs = rep.results.runtime_s;
+  return secs > 0 ? static_cast<double>(v) / secs : 0.0;
 }
 
 }  // namespace
 
-std::string render_openmetrics(const RunReport& rep) {
-  const Results& r = rep.results;
-  std::string out;
-  const Labels base = run_labels(rep);
-  const double secs = r.runtime_s;
-  auto rate = [&](uint64_t v) { return secs > 0 ? static_cast<double>(v) / secs : 0.0; };
+std::string render_openmetrics(const RunReport& rep) { return render_openmetrics({LabelledRun{&rep, {}}}); }
 
+std::string render_openmetrics(const std::vector<LabelledRun>& labelled) {
+  const std::vector<Run> runs = runs_of(labelled);
+  std::string out;
   Family info(out, "diskprobe_run_info", "gauge", "The diskprobe version and kernel of the run, always 1.");
-  info.sample(with(with(base, "version", rep.environment.diskprobe_version), "kernel", rep.environment.kernel),
-              1);
-  Family iops(out, "diskprobe_iops", "gauge", "I/Os completed per second over the measured runtime.");
-  for (const auto& dir : directions(rep)) iops.sample(with(base, "direction", dir.name), rate(dir.d.ios));
-  Family bw(out, "diskprobe_bandwidth_bytes_per_second", "gauge",
-            "Bytes transferred per second over the measured runtime.");
-  for (const auto& dir : directions(rep)) bw.sample(with(base, "direction", dir.name), rate(dir.d.bytes));
-  Family ios(out, "diskprobe_ios", "gauge", "I/Os completed in the run.");
-  for (const auto& dir : directions(rep))
-    ios.sample(with(base, "direction", dir.name), static_cast<double>(dir.d.ios));
+  for (const auto& run : runs) {
+    const RunEnvironment& env = run.rep.environment;
+    info.sample(with(with(run.base, "version", env.diskprobe_version), "kernel", env.kernel), 1);
+  }
+  per_direction(out, "diskprobe_iops", "I/Os completed per second over the measured runtime.", runs,
+                [](const RunReport& r, const DirectionStats& d) { return rate(r, d.ios); });
+  per_direction(out, "diskprobe_bandwidth_bytes_per_second", "Bytes transferred per second over the measured runtime.",
+                runs, [](const RunReport& r, const DirectionStats& d) { return rate(r, d.bytes); });
+  per_direction(out, "diskprobe_ios", "I/Os completed in the run.", runs,
+                [](const RunReport&, const DirectionStats& d) { return static_cast<double>(d.ios); });
   latency_summary(out, "diskprobe_completion_latency_seconds",
-                  "Completion latency (fio's clat): submission to completion, quantiles of the run.", rep, base,
+                  "Completion latency (fio's clat): submission to completion, quantiles of the run.", runs,
                   &DirectionStats::clat);
-  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", rep,
-                  base, &DirectionStats::lat);
-  Family failed(out, "diskprobe_failed_ios", "gauge", "I/Os that failed with an error in the run.");
-  failed.sample(base, static_cast<double>(r.errors.count));
-  Family short_ios(out, "diskprobe_short_ios", "gauge",
-                   "I/Os that transferred fewer bytes than asked in the run.");
-  short_ios.sample(base, static_cast<double>(r.errors.short_ios));
+  latency_summary(out, "diskprobe_latency_seconds", "Total latency (fio's lat), quantiles of the run.", runs,
+                  &DirectionStats::lat);
+  per_run(out, "diskprobe_failed_ios", "I/Os that failed with an error in the run.", runs,
+          [](const RunReport& r) { return static_cast<double>(r.results.errors.count); });
+  per_run(out, "diskprobe_short_ios", "I/Os that transferred fewer bytes than asked in the run.", runs,
+          [](const RunReport& r) { return static_cast<double>(r.results.errors.short_ios); });
   Family met(out, "diskprobe_expectation_met", "gauge", "1 when the expectation was met, 0 when not.");
-  for (const auto& e : rep.expectations) {
-    met.sample(with(with(base, "expectation", e.expectation.text), "origin", e.expectation.origin),
-               e.met ? 1 : 0);
+  for (const auto& run : runs) {
+    for (const auto& e : run.rep.expectations) {
+      met.sample(with(with(run.base, "expectation", e.expectation.text), "origin", e.expectation.origin),
+                 e.met ? 1 : 0);
+    }
   }
-  Family all(out, "diskprobe_expectations_met", "gauge",
-             "1 when every expectation of the run was met, 0 when not.");
-  all.sample(base, std::all_of(rep.expectations.begin(), rep.expectations.end(),
-                               [](const ExpectationResult& e) { return e.met; }));
-  Family safe(out, "diskprobe_preflight_safe", "gauge", "1 when the preflight found the device safe to use.");
-  safe.sample(base, rep.preflight_safe ? 1 : 0);
-  Family interrupted(out, "diskprobe_run_interrupted", "gauge",
-                     "1 when SIGINT or SIGTERM stopped the run early.");
-  interrupted.sample(base, r.interrupted ? 1 : 0);
-  Family runtime(out, "diskprobe_runtime_seconds", "gauge",
-                 "The measured runtime of the run, ramp excluded.");
-  runtime.sample(base, secs);
+  per_run(out, "diskprobe_expectations_met", "1 when every expectation of the run was met, 0 when not.", runs,
+          [](const RunReport& r) {
+            return std::all_of(r.expectations.begin(), r.expectations.end(),
+                               [](const ExpectationResult& e) { return e.met; });
+          });
+  per_run(out, "diskprobe_preflight_safe", "1 when the preflight found the device safe to use.", runs,
+          [](const RunReport& r) { return r.preflight_safe ? 1 : 0; });
+  per_run(out, "diskprobe_run_interrupted", "1 when SIGINT or SIGTERM stopped the run early.", runs,
+          [](const RunReport& r) { return r.results.interrupted ? 1 : 0; });
+  per_run(out, "diskprobe_runtime_seconds", "The measured runtime of the run, ramp excluded.", runs,
+          [](const RunReport& r) { return r.results.runtime_s; });
   // A gauge, not a sample timestamp: the textfile collector refuses those, and a dashboard
-  // wants the run's age (time() - this) long after the file was written.
-  if (auto start = started_unix_seconds(r)) {
-    Family when(out, "diskprobe_run_timestamp_seconds", "gauge",
-                "When the measured run started, in seconds since the Unix epoch.");
-    when.sample(base, static_cast<double>(*start));
+  // wants the run's age (time() - this) long after the file was written. Left out for a run
+  // whose start is not a time.
+  std::vector<GaugeSample> starts;
+  for (const auto& run : runs) {
+    if (auto start = started_unix_seconds(run.rep.results)) starts.push_back({run.base, static_cast<double>(*start)});
   }
+  if (!starts.empty()) {
+    out += render_gauge("diskprobe_run_timestamp_seconds",
+                        "When the measured run started, in seconds since the Unix epoch.", starts);
+  }
+  return out;
+}
+
+std::string render_gauge(const char* name, const char* help, const std::vector<GaugeSample>& samples) {
+  std::string out;
+  Family f(out, name, "gauge", help);
+  for (const auto& s : samples) f.sample(s.labels, s.value);
   return out;
 }
 

@@ -229,8 +229,8 @@ TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device
       {{"accept", loop.path(), "--volume", kVolume, "--max-time", "soon"}, "--max-time 'soon'"},
       {{"accept", loop.path(), "--volume", kVolume, "--tolerance", "120%"}, "--tolerance '120%'"},
       {{"accept", loop.path(), "--volume", kVolume, "--iodepth", "8"}, "accept plans its own phases"},
-      {{"accept", loop.path(), "--volume", kVolume, "--output-format", "openmetrics"},
-       "accept writes text, json"},
+      {{"accept", loop.path(), "--volume", kVolume, "--output-format", "xml"},
+       "accept writes text, json, junit, fio-json, fio-json+ or openmetrics"},
       {{"accept", "--volume", kVolume}, "usage: diskprobe accept DEVICE"},
       {{"run", "--profile", "essd-plx-iops", loop.path(), "--max-time", "60"},
        "--max-time goes with 'accept'"},
@@ -243,4 +243,53 @@ TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
   CHECK(testing::edges(loop.path(), 64ull << 20) == before);
+}
+
+// Issue 18: accept's outputs for the tools people already run, read by those tools. No
+// throttle: the figures are not what is tested, the documents are.
+TEST_CASE("accept's openmetrics passes promtool and its fio-json+ is read by fio_jsonplus_clat2csv",
+          "[accept][openmetrics][fio-json]") {
+  auto loop = testing::make_loop(64ull << 20);
+  testing::TempDir tmp("diskprobe-accept-out");
+  auto accept_to = [&](const char* format, const std::string& file) {
+    auto r = testing::run_diskprobe({"accept", loop.path(), "--volume", kVolume, "--max-time", kMaxTime,
+                                     "--output-format", format, "--output", file, "--no-tune"});
+    INFO(format << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+  };
+  const std::string prom = tmp.path + "/accept.prom", js = tmp.path + "/accept.json";
+  accept_to("openmetrics", prom);
+  auto m = slurp(prom);
+  for (const char* phase : {"random write IOPS", "random read IOPS", "sequential read throughput",
+                            "sequential write throughput", "QD1 read latency", "QD1 write latency"}) {
+    CHECK_THAT(m, Catch::Matchers::Contains(std::string("phase=\"") + phase + "\""));
+  }
+  CHECK_THAT(m, Catch::Matchers::Contains("diskprobe_accept_passed{device=\"" + loop.name() + "\",volume=\"" +
+                                          kVolume + "\"} 1\n"));
+  if (testing::sh("command -v promtool").exit_code == 0) {
+    auto check = testing::sh("promtool check metrics < " + prom);
+    INFO("promtool: " << check.out << check.err);
+    CHECK(check.exit_code == 0);
+  } else {
+    WARN("SKIP (promtool part): promtool is not installed (Debian package prometheus)");
+  }
+
+  accept_to("fio-json+", js);
+  auto j = nlohmann::json::parse(slurp(js));
+  REQUIRE(j["jobs"].size() == 6);
+  for (size_t g = 0; g < 6; ++g) CHECK(j["jobs"][g]["groupid"] == g);
+  CHECK(j["jobs"][0]["write"]["total_ios"].get<uint64_t>() > 0);
+  CHECK(j["jobs"][1]["read"]["total_ios"].get<uint64_t>() > 0);
+  REQUIRE(j["disk_util"].size() == 1);
+  CHECK(j["disk_util"][0]["name"] == loop.name());
+  CHECK(j["diskprobe"]["runs"].size() == 6);
+  CHECK(j["diskprobe"]["accept"]["passed"] == true);
+  if (testing::sh("command -v fio_jsonplus_clat2csv").exit_code == 0) {
+    auto csv = testing::sh("cd " + tmp.path + " && fio_jsonplus_clat2csv accept.json accept.csv");
+    INFO(csv.out << csv.err);
+    REQUIRE(csv.exit_code == 0);
+    for (int job = 0; job < 6; ++job) CHECK(fs::exists(tmp.path + "/accept_job" + std::to_string(job) + ".csv"));
+  } else {
+    WARN("SKIP (fio_jsonplus_clat2csv part): fio is not installed");
+  }
 }

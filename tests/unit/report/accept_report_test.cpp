@@ -155,3 +155,74 @@ TEST_CASE("accept's HTML has every phase", "[accept][html]") {
   CHECK_THAT(h, Contains("<td>random read IOPS</td><td>PASS</td>"));
   CHECK_THAT(h, Contains("</html>"));
 }
+
+namespace {
+
+// Two phases run on loop7: a write that passed, a read at half the volume's IOPS.
+AcceptReport two_phases() {
+  AcceptReport r;
+  r.device = "/dev/loop7";
+  r.volume = "custom:iops=1237,mbps=23";
+  r.preflight = "safe";
+  auto a = rate_phase("random write IOPS", RwMode::RandWrite, 4096, Quantity::Iops, 1237);
+  auto b = rate_phase("random read IOPS", RwMode::RandRead, 4096, Quantity::Iops, 1237);
+  r.planned = {a.name, b.name};
+  for (const auto& [p, n] : {std::pair{a, 1237u}, {b, 600u}}) {
+    auto rep = run_of(p, std::vector<uint64_t>(4, n));
+    rep.device = r.device;
+    rep.spec.name = p.name == a.name ? "cloud-randwrite-iops" : "cloud-randread-iops";
+    rep.results.started_at = "2026-12-01T20:00:00Z";
+    rep.results.disk.valid = true;
+    rep.results.disk.write_ios = p.name == a.name ? 4948 : 0;
+    rep.results.disk.read_ios = p.name == a.name ? 0 : 2400;
+    rep.results.disk.util_percent = p.name == a.name ? 90 : 50;
+    r.phases.push_back({p, rep, judge_phase(p, rep, 0.95)});
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("accept's openmetrics: every phase under one family each, with its phase label, and the verdicts",
+          "[accept][openmetrics]") {
+  auto m = render_accept_openmetrics(two_phases());
+  // Each family once, though two runs are in it.
+  for (size_t at = m.find("# TYPE "); at != std::string::npos; at = m.find("# TYPE ", at + 1)) {
+    std::string name = m.substr(at + 7, m.find(' ', at + 7) - at - 7);
+    INFO(name);
+    CHECK(m.find("# TYPE " + name + " ", at + 1) == std::string::npos);
+  }
+  CHECK_THAT(m, Contains("diskprobe_iops{device=\"loop7\",model=\"\",serial=\"\",profile=\"cloud-randwrite-iops\","
+                         "volume_type=\"\",phase=\"random write IOPS\",direction=\"write\"} 1237\n"));
+  CHECK_THAT(m, Contains("profile=\"cloud-randread-iops\",volume_type=\"\",phase=\"random read IOPS\",direction="
+                         "\"read\"} 600\n"));
+  CHECK_THAT(m, Contains("diskprobe_run_timestamp_seconds{device=\"loop7\""));
+  CHECK_THAT(m, Contains("diskprobe_accept_delivered_ratio{device=\"loop7\",volume=\"custom:iops=1237,mbps=23\","
+                         "metric=\"random write IOPS\"} 1\n"));
+  CHECK_THAT(m, Contains("diskprobe_accept_metric_passed{device=\"loop7\",volume=\"custom:iops=1237,mbps=23\","
+                         "metric=\"random read IOPS\"} 0\n"));
+  CHECK_THAT(m, Contains("diskprobe_accept_passed{device=\"loop7\",volume=\"custom:iops=1237,mbps=23\"} 0\n"));
+  CHECK(m.find("\n\n") == std::string::npos);
+}
+
+TEST_CASE("accept's fio-json: each phase a group of jobs, disk_util summed, the verdicts under diskprobe.accept",
+          "[accept][fio-json]") {
+  auto r = two_phases();
+  auto j = accept_fio_json(r, false);
+  REQUIRE(j["jobs"].size() == 2);
+  CHECK(j["jobs"][0]["groupid"] == 0);
+  CHECK(j["jobs"][1]["groupid"] == 1);
+  CHECK(j["jobs"][0]["write"]["total_ios"] == 4 * 1237);
+  CHECK(j["jobs"][1]["read"]["total_ios"] == 4 * 600);
+  REQUIRE(j["disk_util"].size() == 1);
+  CHECK(j["disk_util"][0]["name"] == "loop7");
+  CHECK(j["disk_util"][0]["write_ios"] == 4948);
+  CHECK(j["disk_util"][0]["read_ios"] == 2400);
+  CHECK(j["disk_util"][0]["util"].get<double>() == Approx(70));  // both 4 s: the mean of 90 and 50
+  CHECK(j["diskprobe"]["runs"].size() == 2);
+  CHECK(j["diskprobe"]["accept"]["passed"] == false);
+  CHECK(j["diskprobe"]["accept"]["metrics"][1]["name"] == "random read IOPS");
+  CHECK_FALSE(j["diskprobe"]["accept"]["metrics"][1].contains("run"));
+  CHECK(j.contains("fio version"));
+  CHECK(j.contains("global options"));
+}

@@ -55,5 +55,11 @@ nlohmann::json accept_json(const AcceptReport& r);
 // preflight testcase.
 std::string render_accept_junit(const AcceptReport& r);
 std::string render_accept_html(const AcceptReport& r);
+// Every phase's figures (a "phase" label apart) and the verdicts as gauges, for
+// node_exporter's textfile collector.
+std::string render_accept_openmetrics(const AcceptReport& r);
+// fio's JSON: each phase a group of jobs (to_fio_json of the runs), the verdicts under
+// "diskprobe"."accept".
+nlohmann::json accept_fio_json(const AcceptReport& r, bool plus);
 
 }  // namespace diskprobe
