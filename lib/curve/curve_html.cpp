@@ -118,11 +118,7 @@ void curve_svg(std::string& o, const std::vector<Point>& pts, std::optional<size
           s.name, i, p.iops, p.*s.ns, x(p.iops), y(p.*s.ns), s.color, esc(step_name(p.load)).c_str(), s.name,
           esc(iops_text(p.iops)).c_str());
     }
-    appendf(
-        o,
-        "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
-        "y=\"18\">%s</text>\n",
-        legend_x, s.color, legend_x + 16, s.name);
+    legend_entry(o, legend_x, s.color, s.name);
     legend_x += 80;
   }
   o += "</svg>\n";

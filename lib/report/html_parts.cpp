@@ -104,4 +104,11 @@ std::string page_head(const std::string& title) {
   return o;
 }
 
+void legend_entry(std::string& out, double x, const char* color, const char* name) {
+  appendf(out,
+          "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
+          "y=\"18\">%s</text>\n",
+          x, color, x + 16, name);
+}
+
 }  // namespace diskprobe::html

@@ -102,11 +102,7 @@ void timeline_svg(std::string& o, const char* id, const char* title, const char*
           s.name, i + 1, s.values[i], x(i), y(s.values[i]), s.color, s.name, i + 1,
           esc(label(s.values[i])).c_str());
     }
-    appendf(
-        o,
-        "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"12\" fill=\"%s\"/><text class=\"legend\" x=\"%.1f\" "
-        "y=\"18\">%s</text>\n",
-        legend_x, s.color, legend_x + 16, s.name);
+    legend_entry(o, legend_x, s.color, s.name);
     legend_x += 90;
   }
   o += "</svg></figure>\n";

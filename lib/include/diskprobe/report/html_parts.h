@@ -14,6 +14,8 @@ std::string iops_text(double v);            // "12.5k"
 std::string bandwidth(double bytes_per_s);  // "98.4 MiB/s"
 // <!DOCTYPE ...> to <body>: the charset, a policy that loads nothing, the title, the style.
 std::string page_head(const std::string& title);
+// A chart's legend entry at x: a colour swatch and the series' name.
+void legend_entry(std::string& out, double x, const char* color, const char* name);
 
 // Chart geometry, in SVG user units.
 constexpr double kWidth = 960, kHeight = 280;
