@@ -52,7 +52,7 @@ class Workload {
     issued_ += bs_[w];
     uint64_t block;
     if (random_) {
-      block = randommap_ ? perm_[w].next() : rng_.below(p_.nblocks_dir[w]);
+      block = randommap_ ? draw(w) : rng_.below(p_.nblocks_dir[w]);
     } else {
       uint64_t& n = next_block_[w];
       block = n;
@@ -262,6 +262,20 @@ class Workload {
     if (random_) o.perm = perm_[1];
   }
 
+  // The random map's next block: from blocks walked ahead, or one at a time when verify
+  // tracks this job's writes (it asks the map which blocks were handed out). The walk, its
+  // keys in registers, saves ~13 user instructions an I/O over a next() call each (issue 15;
+  // callgrind, 4k randread QD32 on zram: the map 41 -> 27, handing out +4).
+  [[gnu::always_inline]] uint64_t draw(bool w) {
+    if (written_) return perm_[w].next();
+    Ahead& a = ahead_[w];
+    if (a.pos == kAhead) [[unlikely]] {
+      perm_[w].next_n(a.blocks, kAhead);
+      a.pos = 0;
+    }
+    return a.blocks[a.pos++];
+  }
+
   static uint64_t seed(const JobSpec& s, unsigned job) {
     uint64_t base = s.randrepeat
                         ? s.randseed
@@ -290,6 +304,12 @@ class Workload {
   uint64_t limit_ = UINT64_MAX;  // bytes_limit, MAX for none: one compare in exhausted()
   bool fatal_ = false;
   BlockPermutation perm_[2];
+  static constexpr unsigned kAhead = 64;
+  struct Ahead {
+    uint64_t blocks[kAhead];
+    unsigned pos = kAhead;  // kAhead: none walked yet
+  };
+  Ahead ahead_[2];
   WrittenBlocks* written_ = nullptr;
   uint64_t issued_ = 0;
   uint64_t write_seq_ = 0;

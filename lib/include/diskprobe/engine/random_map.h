@@ -32,6 +32,31 @@ class BlockPermutation {
     }
   }
 
+  // The next n blocks at once, the same sequence as n next() calls. The walk works on locals:
+  // the stores to `out` may alias the members (all uint64_t), which otherwise were reloaded
+  // for every block. For a job whose writes verify does not track (it asks handed_out()).
+  void next_n(uint64_t* out, unsigned n) {
+    uint64_t i = i_;
+    for (unsigned j = 0; j < n;) {
+      if (i > mask_) [[unlikely]] {
+        new_pass();
+        i = 0;
+      }
+      const uint64_t k0 = k_[0], k1 = k_[1], k2 = k_[2], k3 = k_[3], mask = mask_, nb = n_;
+      const int sh = shift_;
+      // The rest of this pass, or of n, whichever ends first, with everything in registers.
+      for (; j < n && i <= mask; ++i) {
+        uint64_t x = ((i ^ k0) & mask) * k1 & mask;
+        x ^= x >> sh;
+        x = (x * k2) & mask;
+        x ^= x >> sh;
+        x = (x + k3) & mask;
+        if (x < nb) [[likely]] out[j++] = x;
+      }
+      i_ = i;
+    }
+  }
+
   // The permutation is invertible, which lets verify tell when a block was last written
   // without remembering anything per block. `previous`: the pass before the current one.
   // Where block b comes in a pass's walk over [0, 2^k).
