@@ -430,9 +430,14 @@ def bench_device(kind, args, workloads):
             return (f" (out of reach here: with no user-space cost at all a tool would reach at most "
                     f"{have:.2f}x, from {kernel * 1e9:,.0f} ns of kernel CPU per I/O on {ncpu} CPUs)")
 
-        if w[4] >= 32:
+        if kind == "nullblk" and w[4] >= 32:
+            # Issue 15's targets where the kernel's path is cheap enough for the tool's cost to show.
             verdicts.append((f"{what}: IOPS >= 3.0x fio default" + bound(3.0, row[6]), row[0] >= 3.0))
-            verdicts.append((f"{what}: IOPS >= 1.3x fio tuned" + bound(1.3, row[7]), row[1] >= 1.3))
+            verdicts.append((f"{what}: IOPS >= 1.5x fio tuned" + bound(1.5, row[7]), row[1] >= 1.5))
+        elif kind != "nullblk":
+            # loop and zram, where the kernel's work dominates: at least the better fio on every row.
+            verdicts.append((f"{what}: IOPS >= the better of fio default and fio tuned",
+                             min(row[0], row[1]) >= 1.0))
         verdicts.append((f"{what}: user CPU/IO <= 0.5x fio (both)", row[2] <= 0.5 and row[3] <= 0.5))
         if w[4] == 1:
             verdicts.append((f"{what}: mean latency <= fio (both)", row[4] <= 1.0 and row[5] <= 1.0))
@@ -494,26 +499,31 @@ def bench_instructions(kind, args):
     per_io, totals = {}, {}
     outdir = tempfile.mkdtemp(prefix="diskprobe-bench-cg-")
     cleanups.append(lambda: shutil.rmtree(outdir, ignore_errors=True))
-    for tool in TOOLS:
-        counts = []
-        for n in INSTR_COUNTS:
-            total, out = callgrind_total(instr_argv(tool, args, dev, n), outdir)
-            if ios_done(tool, out) != n:
-                raise RuntimeError(f"{tool} did {ios_done(tool, out)} I/Os, not {n}: the count would be wrong")
-            counts.append(total)
-        totals[tool] = counts
-        per_io[tool] = (counts[1] - counts[0]) / (INSTR_COUNTS[1] - INSTR_COUNTS[0])
-        print(f"bench: {kind}: counted {tool}", file=sys.stderr)
+    # The count follows how completions fall into reaps (the device's pace against the tool's),
+    # so one pair spreads by a few percent: several rounds, rotating the tools' order, and the
+    # median per tool is the figure judged.
+    rounds = args.rounds if args.rounds is not None else 3
+    for r in range(rounds):
+        for tool in TOOLS[r % 3:] + TOOLS[:r % 3]:
+            counts = []
+            for n in INSTR_COUNTS:
+                total, out = callgrind_total(instr_argv(tool, args, dev, n), outdir)
+                if ios_done(tool, out) != n:
+                    raise RuntimeError(f"{tool} did {ios_done(tool, out)} I/Os, not {n}: the count would be wrong")
+                counts.append(total)
+            totals.setdefault(tool, []).append(counts)
+            per_io.setdefault(tool, []).append((counts[1] - counts[0]) / (INSTR_COUNTS[1] - INSTR_COUNTS[0]))
+            print(f"bench: {kind}: round {r + 1}: counted {tool}: {per_io[tool][-1]:,.1f}/IO", file=sys.stderr)
+    med = {tool: statistics.median(per_io[tool]) for tool in TOOLS}
     print()
-    print(f"| tool | instructions, {INSTR_COUNTS[0] // 1000}k I/Os | instructions, {INSTR_COUNTS[1] // 1000}k I/Os "
-          "| instructions/IO | diskprobe vs tool |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"| tool | instructions/IO, median of {rounds} | range | diskprobe vs tool |")
+    print("|---|---:|---:|---:|")
     for tool in TOOLS:
-        print(f"| {tool} | {totals[tool][0]:,} | {totals[tool][1]:,} | {per_io[tool]:,.0f} | "
-              f"{fmt_ratio(div(per_io['diskprobe'], per_io[tool]))} |")
+        print(f"| {tool} | {med[tool]:,.0f} | {min(per_io[tool]):,.0f}-{max(per_io[tool]):,.0f} | "
+              f"{fmt_ratio(div(med['diskprobe'], med[tool]))} |")
     sys.stdout.flush()
-    return [(f"{kind}: diskprobe user-space instructions/IO <= 270 (4k randread QD32)",
-             per_io["diskprobe"] <= 270)]
+    return [(f"{kind}: diskprobe user-space instructions/IO <= 270 (4k randread QD32, median of {rounds})",
+             med["diskprobe"] <= 270)]
 
 
 def main():
@@ -523,7 +533,8 @@ def main():
                     help="--device nullblk inside the QEMU test bed (tests/vm/run.sh); default workloads "
                          "4k randread QD1 and QD32")
     ap.add_argument("--size", default="1G", help="device size (default 1G)")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="rounds per workload (default 5; 3 with --instructions)")
     ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
     ap.add_argument("--diskprobe", default=os.path.join(REPO, "build", "cmd", "diskprobe"))
     ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it)")
@@ -536,6 +547,8 @@ def main():
     ap.add_argument("--only", action="append", help="workload key(s) to run: " +
                     ", ".join(w[0] for w in WORKLOADS))
     args = ap.parse_args()
+    if args.rounds is None and not args.instructions:
+        args.rounds = 5
 
     if os.geteuid() != 0:
         print("bench: skipped: needs root (it makes its own zram or loop device)", file=sys.stderr)
