@@ -69,7 +69,8 @@ struct JobRun {
   bool stopping = false;  // no new I/O: runtime over, size done, or stop flag
   bool measuring = false;
   uint64_t open_at = 0;   // ramp's end: the window opens at the first reap from here
-  uint64_t deadline = 0;  // 0 = none
+  uint64_t deadline = 0;  // 0 = none; the window's once it opened, planned from open_at before
+  bool reached_deadline = false;  // the run went on to its deadline (not stopped, not done)
   CpuUsage cpu_start;
 
   Pacer pacer;                                          // rate caps (plan.paced)
@@ -86,12 +87,9 @@ struct JobRun {
   void start(uint64_t t0) {
     pacer.start(t0);
     open_at = t0 + plan.ramp_ns;
-    if (plan.runtime_ns) {
-      deadline = open_at + plan.runtime_ns;
-      work.set_deadline(deadline);
-    }
+    if (plan.runtime_ns) deadline = open_at + plan.runtime_ns;  // until the window opens (paced waits)
     // A size-bounded run without ramp measures all it does; any other opens at a completion.
-    if (plan.ramp_ns == 0 && !plan.spec->time_based) work.open_window(t0);
+    if (plan.ramp_ns == 0 && !plan.spec->time_based) work.window().open(t0);
     if (plan.ramp_ns == 0) {
       measuring = true;
       cpu_start = thread_cpu();
@@ -100,7 +98,11 @@ struct JobRun {
 
   // Once per loop iteration, after the batch was reaped at `t`.
   void check(uint64_t t, JobOutput& out) {
-    if (!work.window_open() && t >= open_at) work.open_window(t);  // this batch is not measured
+    if (!work.window().is_open() && t >= open_at) {
+      // This batch is not measured; the runtime runs from here, as fio's from its ramp's end.
+      work.window().open(t);
+      if (plan.runtime_ns) deadline = work.window().deadline();
+    }
     if (!measuring && t >= open_at) {
       measuring = true;
       cpu_start = thread_cpu();  // ramp's CPU time is not counted either
@@ -113,18 +115,19 @@ struct JobRun {
       out.stopped = true;
     } else if (deadline && t >= deadline) {
       stopping = true;
+      reached_deadline = true;
     }
   }
 
   // Rate caps and steadystate, once per reaped batch after check(); the loops call it only
   // when either is on (so nothing of it is in the loop without them).
   void extras(uint64_t t, JobOutput& out) {
-    if (!window_paced_ && work.window_open()) {
+    if (!window_paced_ && work.window().is_open()) {
       // The rate's schedule starts again with the window, as fio's when the ramp ends: the
       // I/Os due while the first completion was awaited would go at once inside it, above the
       // cap (1,243 IOPS for 1,237 when it took 17 ms).
       window_paced_ = true;
-      pacer.start_window(work.measure_start());
+      pacer.start_window(work.window().start());
     }
     if (totals) {
       totals->ios.store(result->read.ios + result->write.ios, std::memory_order_relaxed);
@@ -141,12 +144,10 @@ struct JobRun {
   // steadystate attained: the window keeps its first k whole seconds; what completes after
   // them is the drain, counted in second k - 1 as after a deadline (check() then stops).
   void stop_after_second(uint64_t k) {
-    if (!work.window_open()) return;  // asked again next batch
+    if (!work.window().is_open()) return;  // asked again next batch
     steady_stop = nullptr;
-    const uint64_t at = work.measure_start() + k * kNsPerSec;
-    if (deadline && at >= deadline) return;
-    deadline = at;
-    work.set_deadline(at);
+    if (!work.window().end_after_seconds(k)) return;  // the deadline comes first
+    deadline = work.window().deadline();
     work.refold();
   }
 
@@ -167,9 +168,8 @@ struct JobRun {
 
   void finish(JobOutput& out) {
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
-    work.finish();
-    uint64_t ms = work.measure_start(), me = work.window_end();
-    out.result->runtime_s = work.window_open() && me > ms ? static_cast<double>(me - ms) / 1e9 : 0.0;
+    work.finish(reached_deadline);
+    out.result->runtime_s = work.window().runtime_s();
   }
 };
 

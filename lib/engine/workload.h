@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/engine/random_map.h"
+#include "diskprobe/stats/measured_window.h"
 #include "diskprobe/stats/results.h"
 #include "job_plan.h"
 #include "rng.h"
@@ -24,7 +25,7 @@ namespace diskprobe::engine {
 class Workload {
  public:
   Workload(const JobPlan& p, unsigned job, JobResult& out)
-      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out) {
+      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out), window_(p.runtime_ns) {
     mixed_ = spec_.rw == RwMode::RandRW || spec_.rw == RwMode::ReadWrite;
     random_ = is_random(spec_.rw);
     writes_only_ = !does_reads(spec_.rw);
@@ -77,14 +78,13 @@ class Workload {
 
   void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
 
-  // The second (since the window opened) that completions reaped at `t` belong to; -1 before
-  // it opened. The drain after the deadline counts in the deadline's second, so the samples
-  // add up to the total. Called once per reaped batch.
+  // The second of the window (see MeasuredWindow) that completions reaped at `t` belong to;
+  // -1 before it opened. Called once per reaped batch.
   ptrdiff_t second_of(uint64_t t) {
-    if (t < measure_start_) return -1;
-    auto sec = static_cast<size_t>((std::min(t, fold_from_) - measure_start_) / kNsPerSec);
-    if (sec >= out_.read.ios_per_second.size()) grow_seconds(sec);
-    return static_cast<ptrdiff_t>(sec);
+    const ptrdiff_t sec = window_.second_of(t);
+    if (sec >= static_cast<ptrdiff_t>(out_.read.ios_per_second.size()))
+      grow_seconds(static_cast<size_t>(sec));
+    return sec;
   }
 
   // One I/O is over with `bytes` transferred: bs, or fewer when a zero-byte result ended it
@@ -108,8 +108,8 @@ class Workload {
         unlog(offset);
       }
     }
-    if (second < 0 || t_prep < measure_start_) return false;  // issued before the window: not measured
-    window_end_ = t_reaped;
+    if (second < 0 || !window_.counts(t_prep)) return false;  // issued before the window: not measured
+    window_.completed_at(t_reaped);
     (write ? out_.write : out_.read).bytes += bytes;
     return true;
   }
@@ -167,47 +167,28 @@ class Workload {
   // An error continue_on_error does not allow: the job issues nothing more.
   bool fatal() const { return fatal_; }
 
-
-  // The measured window. It opens at a completion (the first reaped at or after the ramp's
-  // end; for a size-bounded run without ramp, at the start, so every I/O counts) and counts
-  // only I/Os issued after it opened; it closes when the last of those has completed: the
-  // I/Os in flight at the deadline are waited for and counted. So the window starts and ends
-  // at the device's own pace and holds whole rounds of it. Why: a throttle (blk-throttle,
-  // a cloud volume's limiter) grants its budget a slice at a time (100 ms for blk-throttle on
-  // a rotational queue), the first one whole at the first I/O, and slices are counted from a
+  // The measured window. It opens at a completion (see MeasuredWindow: the first reaped at or
+  // after the ramp's end) and closes when the last I/O issued after it has completed: the I/Os
+  // in flight at the deadline are waited for and counted. So the window starts and ends at the
+  // device's own pace and holds whole rounds of it. Why: a throttle (blk-throttle, a cloud
+  // volume's limiter) grants its budget a slice at a time (100 ms for blk-throttle on a
+  // rotational queue), the first one whole at the first I/O, and slices are counted from a
   // jiffy before it: a window of the deadline's length starting at the first submission took
   // in one slice's budget too many (+2.5% in 4 s at 5,000 IOPS, issue 14). What it costs: the
   // I/Os of the first batch (the ones issued before the window opened) are not measured, and
   // runtime_s is the window (from the first completion to the last) instead of the runtime
   // asked for: slightly longer when the device holds the last I/Os back.
-  void open_window(uint64_t t) { measure_start_ = t; }
-  bool window_open() const { return measure_start_ != UINT64_MAX; }
-  uint64_t measure_start() const { return measure_start_; }
-  uint64_t window_end() const { return window_end_; }
-  void set_deadline(uint64_t t) { fold_from_ = t - 1; }
-  // A deadline set after completions past it were counted (steadystate's stop, seen a batch
-  // late): they move into the deadline's second, where the drain after it counts.
+  MeasuredWindow& window() { return window_; }
+  const MeasuredWindow& window() const { return window_; }
+  // The deadline moved earlier (steadystate's stop): what was counted past it moves into it.
   void refold() {
-    if (!window_open() || fold_from_ < measure_start_) return;
-    const auto last = static_cast<size_t>((fold_from_ - measure_start_) / kNsPerSec);
-    for (auto* d : {&out_.read, &out_.write}) {
-      auto& v = d->ios_per_second;
-      for (size_t s = last + 1; s < v.size(); ++s) {
-        v[last] += v[s];
-        v[s] = 0;
-      }
-    }
+    for (auto* d : {&out_.read, &out_.write}) window_.fold(d->ios_per_second);
   }
 
-  // Drops the per-second slots the run never reached.
-  void finish() {
-    size_t used = 0;
-    if (window_open() && window_end_ >= measure_start_) {
-      used = static_cast<size_t>((std::min(window_end_, fold_from_) - measure_start_) / kNsPerSec) + 1;
-    }
-    for (auto* d : {&out_.read, &out_.write}) {
-      if (d->ios_per_second.size() > used) d->ios_per_second.resize(used);
-    }
+  // Keeps the per-second slots of the window's seconds (see MeasuredWindow::seconds).
+  void finish(bool reached_deadline) {
+    const size_t used = window_.seconds(reached_deadline);
+    for (auto* d : {&out_.read, &out_.write}) d->ios_per_second.resize(used, 0);
     record_write_order();
   }
 
@@ -314,9 +295,7 @@ class Workload {
   uint64_t issued_ = 0;
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
-  uint64_t measure_start_ = UINT64_MAX;  // the window's opening reap; MAX = not open yet
-  uint64_t window_end_ = 0;               // the last measured completion's reap
-  uint64_t fold_from_ = UINT64_MAX;       // deadline - 1: later reaps count in its second
+  MeasuredWindow window_;
 };
 
 }  // namespace diskprobe::engine
