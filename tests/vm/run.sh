@@ -73,7 +73,8 @@ flock 9
 rm -rf "$work/out" "$work/initramfs" "$work"/*.img
 mkdir -p "$work/out" "$work/initramfs/bin" "$work/initramfs/modules"
 # Sparse files: the sizes are the seed's shape, not its bytes. What the tests write fills
-# them (about 0.5 GiB a run), so they go when the run ends; DISKPROBE_VM_KEEP=1 keeps them.
+# them (about 0.5 GiB a run, and at most 256 MiB each of the volumes vdf and vdg), so they go
+# when the run ends; DISKPROBE_VM_KEEP=1 keeps them.
 [ "${DISKPROBE_VM_KEEP:-0}" = 1 ] || trap 'rm -f "$work"/*.img' EXIT
 # vdd and vde: spare disks the holder and I/O error tests stack dm, md and LVM on; vdf and
 # vdg: the provisioned volumes QEMU throttles (guest/volumes.sh).
