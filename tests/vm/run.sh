@@ -73,10 +73,12 @@ flock 9
 rm -rf "$work/out" "$work/initramfs" "$work"/*.img
 mkdir -p "$work/out" "$work/initramfs/bin" "$work/initramfs/modules"
 # Sparse files: the sizes are the seed's shape, not its bytes. What the tests write fills
-# them (about 0.5 GiB a run), so they go when the run ends; DISKPROBE_VM_KEEP=1 keeps them.
+# them (about 0.5 GiB a run, and at most 256 MiB each of the volumes vdf and vdg), so they go
+# when the run ends; DISKPROBE_VM_KEEP=1 keeps them.
 [ "${DISKPROBE_VM_KEEP:-0}" = 1 ] || trap 'rm -f "$work"/*.img' EXIT
-# vdd and vde: spare disks the holder and I/O error tests stack dm, md and LVM on.
-for d in vda:2G vdb:1G vdc:2G vdd:256M vde:256M nvme:2G sda:1G; do
+# vdd and vde: spare disks the holder and I/O error tests stack dm, md and LVM on; vdf and
+# vdg: the provisioned volumes QEMU throttles (guest/volumes.sh).
+for d in vda:2G vdb:1G vdc:2G vdd:256M vde:256M vdf:256M vdg:256M nvme:2G sda:1G; do
   truncate -s "${d#*:}" "$work/${d%%:*}.img"
 done
 
@@ -117,7 +119,14 @@ cmdline="console=ttyS0 quiet loglevel=4 panic=-1 clocksource=tsc tsc=reliable nv
 cmdline+=" dp.modroot=$cache/root dp.src=$src dp.build=$build dp.tests=$(IFS=,; echo "${scripts[*]}")"
 # DISKPROBE_VM_ARGS: comma-separated arguments for a guest script (bench.sh passes them on).
 cmdline+=" dp.args=${DISKPROBE_VM_ARGS:-}"
-blk() { echo "-drive file=$work/$1.img,if=none,id=$1,format=raw,cache=unsafe,aio=threads"; }
+blk() { echo "-drive file=$work/$1.img,if=none,id=$1,format=raw,cache=unsafe,aio=threads${2:+,$2}"; }
+# The volumes' limits as QEMU's throttling.* options (docs/throttle.txt): a leaky bucket in
+# the hypervisor, below the guest, as a cloud's. bps: MiB/s in bytes.
+. "$here/guest/volumes.sh"
+vdf_limits="throttling.iops-read=$vdf_iops,throttling.iops-write=$vdf_iops"
+vdf_limits+=",throttling.iops-write-max=$vdf_burst_iops,throttling.iops-write-max-length=$vdf_burst_len"
+vdf_limits+=",throttling.bps-total=$((vdf_mbps * 1048576))"
+vdg_limits="throttling.iops-total=$vdg_iops"
 args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline"
       -serial "file:$work/console.log" -monitor none
@@ -128,6 +137,8 @@ args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 -nographic -no-reboo
       $(blk vdc) -device virtio-blk-pci,drive=vdc,serial=dp-vdc,num-queues=$ncpu
       $(blk vdd) -device virtio-blk-pci,drive=vdd,serial=dp-vdd
       $(blk vde) -device virtio-blk-pci,drive=vde,serial=dp-vde
+      $(blk vdf "$vdf_limits") -device virtio-blk-pci,drive=vdf,serial=dp-vdf
+      $(blk vdg "$vdg_limits") -device virtio-blk-pci,drive=vdg,serial=dp-vdg
       $(blk nvme) -device nvme,drive=nvme,serial=dpnvme0,max_ioqpairs=$((ncpu + 1))
       -device virtio-scsi-pci,id=scsi0
       $(blk sda) -device scsi-hd,drive=sda,bus=scsi0.0,serial=dp-sda)

@@ -2,6 +2,7 @@
 # 1 on failure (saying what it expected and what it got), 77 when the guest lacks something.
 # Tests run one after another in one boot: each leaves the disks as it found them.
 dp=$DP_BUILD/cmd/diskprobe
+. "$(dirname "${BASH_SOURCE[0]}")/volumes.sh"
 export DISKPROBE_PROFILE_DIR=$DP_SRC/profiles/builtin
 T=$(mktemp -d /tmp/vmtest.XXXXXX)
 cleanups=()
@@ -55,6 +56,16 @@ check_restored() {  # before-file device...
   [ ! -e "${DISKPROBE_JOURNAL:-/run/diskprobe/restore.json}" ] || fail "restore journal left behind"
   note "every setting back: $(wc -l < "$before") values as before, no journal left"
 }
+
+# "Nothing written": a device's edges, which every write run zeroes (its first and last 4 MiB),
+# read past the page cache; and an idle disk's sectors-written counter (not vda's: its mounted
+# ext4 writes by itself).
+edges() {  # device: checksums of its first and last 4 MiB
+  local mib=$(( $(blockdev --getsize64 "/dev/$1") / 1048576 ))
+  dd if="/dev/$1" bs=1M count=4 iflag=direct status=none | sha256sum
+  dd if="/dev/$1" bs=1M skip=$((mib - 4)) count=4 iflag=direct status=none | sha256sum
+}
+sectors_written() { awk '{print $7}' "/sys/block/$1/stat"; }
 
 virtio_of() { readlink -f "/sys/block/$1/device" | grep -o 'virtio[0-9]*' | tail -n1; }
 

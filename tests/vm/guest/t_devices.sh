@@ -9,7 +9,7 @@ import json, sys
 want = {
     "vda": ({"mounted", "partition-table", "has-partitions"}, {"busy", "signature"}),
     "vdb": ({"partition-table", "has-partitions"}, {"signature"}),
-    **{d: (set(), set()) for d in ("vdc", "vdd", "vde", "nvme0n1", "sda", "nullb0")},
+    **{d: (set(), set()) for d in ("vdc", "vdd", "vde", "vdf", "vdg", "nvme0n1", "sda", "nullb0")},
 }
 got = {d["name"]: {r["code"] for r in d["verdict"]["reasons"]} for d in json.load(open(sys.argv[1]))}
 shown = lambda c: ", ".join(sorted(c)) or "safe"
