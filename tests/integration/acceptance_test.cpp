@@ -83,6 +83,12 @@ bool blkio_v1_available() {
   return ::access((std::string(kBlkio) + "/blkio.throttle.write_iops_device").c_str(), W_OK) == 0;
 }
 
+void skip_without_blkio() {
+  if (blkio_v1_available()) return;
+  std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n", kBlkio);
+  std::exit(77);
+}
+
 const std::vector<std::string> kWorkload = {
     "run", "--profile", "essd-plx-iops", "--numjobs", "2", "--iodepth", "16", "--runtime", "4", "--no-tune"};
 
@@ -90,11 +96,7 @@ const std::vector<std::string> kWorkload = {
 
 TEST_CASE("a 5,000 write-IOPS volume passes iops>=4800, fails iops>=6000 with exit 4 and a JUnit failure",
           "[acceptance]") {
-  if (!blkio_v1_available()) {
-    std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
-                 kBlkio);
-    std::exit(77);
-  }
+  skip_without_blkio();
   auto loop = testing::make_loop(256ull << 20);
   ThrottledGroup group(loop, 5000);
   TempDir tmp;
@@ -244,11 +246,7 @@ TEST_CASE("a terminal gets a live progress line on stderr; a pipe does not", "[a
 // testcase), within lat_ms=1000.
 TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 profile's mean latency: exit 4 over L",
           "[acceptance][latency]") {
-  if (!blkio_v1_available()) {
-    std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
-                 kBlkio);
-    std::exit(77);
-  }
+  skip_without_blkio();
   auto loop = testing::make_loop(256ull << 20);
   ThrottledGroup group(loop, 50);
   TempDir tmp;
