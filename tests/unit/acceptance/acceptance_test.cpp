@@ -416,7 +416,8 @@ TEST_CASE("lat_ms is not judged on a workload that queues, nor without lat_ms", 
   JobSpec two_jobs = deep;
   two_jobs.iodepth = 1;
   two_jobs.numjobs = 2;
-  CHECK_FALSE(profiles::volume_latency_expectation(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), two_jobs, 0.95));
+  CHECK_FALSE(profiles::volume_latency_expectation(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), two_jobs, 0.95)
+                   .has_value());
   JobSpec qd1 = two_jobs;
   qd1.numjobs = 1;
   auto no_lat = profiles::volume_expectations(volume("custom:iops=5000,mbps=200"), qd1, 0.95);
