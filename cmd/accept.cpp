@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "diskprobe/acceptance/suite.h"
+#include "diskprobe/base/json_io.h"
 #include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"
 #include "diskprobe/profiles/volumes.h"
