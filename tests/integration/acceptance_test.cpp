@@ -251,8 +251,8 @@ TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 profile's mean latency
   ThrottledGroup group(loop, 50);
   TempDir tmp;
   auto qd1 = [&](const std::string& volume, const std::string& xml) {
-    return run_in(group, {"run", "--profile", "cloud-randwrite-lat", loop.name(), "--time_based", "1", "--runtime",
-                          "2", "--no-tune", "--volume", volume, "--output-format", "junit", "--output", xml});
+    return run_in(group, {"run", "--profile", "cloud-randwrite-lat", loop.name(), "--size", "64M", "--time_based", "1",
+                          "--runtime", "2", "--no-tune", "--volume", volume, "--output-format", "junit", "--output", xml});
   };
   auto slow = qd1("custom:iops=5000,mbps=200,lat_ms=1", tmp.path + "/slow.xml");
   INFO(slow.out << slow.err);
