@@ -92,7 +92,8 @@ int cmd_accept(const Args& a, const SysRoot& root) {
 
   // One progress line as each phase starts, and its verdict as it ends.
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
-    if (!done.empty()) spdlog::info("  {}", judge_phase((*suite)[done.size() - 1], done.back().report, tolerance).line);
+    if (!done.empty())
+      spdlog::info("  {}", judge_phase((*suite)[done.size() - 1], done.back().report, tolerance).line);
     if (done.size() == suite->size()) return std::nullopt;
     const SuitePhase& p = (*suite)[done.size()];
     spdlog::info("phase {}/{}: {} ({}; {}, at most {:.0f} s)", done.size() + 1, suite->size(), p.name,
@@ -107,9 +108,10 @@ int cmd_accept(const Args& a, const SysRoot& root) {
   std::vector<RunReport> ran;
   for (auto& p : ended.phases) ran.push_back(std::move(p.report));
   const bool refused = end.verdict && !end.verdict->safe();  // first, or on a recheck
-  AcceptEnding ending{end.verdict ? end.verdict->device : a.positional[0],
-                      refused ? std::optional(end.verdict->summary()) : std::nullopt,
-                      end.why == run::Outcome::Ok || end.why == run::Outcome::ExpectationsUnmet ? "" : end.message};
+  AcceptEnding ending{
+      end.verdict ? end.verdict->device : a.positional[0],
+      refused ? std::optional(end.verdict->summary()) : std::nullopt,
+      end.why == run::Outcome::Ok || end.why == run::Outcome::ExpectationsUnmet ? "" : end.message};
   const AcceptReport report = accept_report(a.volume, tolerance, *suite, ran, ending);
   if (end.why == run::Outcome::Refused || end.why == run::Outcome::BadInput) {
     if (outputs->format() == OutputFormat::Junit && outputs->has_output_file() && end.verdict) {

@@ -248,7 +248,8 @@ std::optional<Expectation> volume_latency_expectation(const VolumePerformance& v
   return e;
 }
 
-std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec, double tolerance) {
+std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec,
+                                             double tolerance) {
   if (auto lat = volume_latency_expectation(v, spec, tolerance)) return {*lat};
   return {volume_expectation(v, spec, tolerance)};
 }

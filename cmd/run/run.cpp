@@ -191,7 +191,8 @@ struct Measured {
 // region joins `unzeroed` for the caller to zero), restore. `mode` is the preflight's: only a
 // write-mode preflight holds a claim to recheck through.
 std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, const safety::Checked& checked,
-                                      safety::Mode mode, const JobSpec& spec, Unzeroed& unzeroed, bool zero_now) {
+                                      safety::Mode mode, const JobSpec& spec, Unzeroed& unzeroed,
+                                      bool zero_now) {
   const BlockDevice& dev = checked.device;
   const Target target = target_of(steps, dev);
   auto plan = steps.tuner.plan(dev, spec);
@@ -263,8 +264,8 @@ Ended run_checked(const Request& req, const Steps& steps, const safety::Checked&
 // The phases on the held device, one after the other, the regions they wrote left in
 // `unzeroed`. Unmet expectations are a judgement, not a failure: the next phase still runs,
 // and the sequence ends ExpectationsUnmet.
-PhasesEnded each_phase(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode,
-                       const NextPhase& next, Unzeroed& unzeroed) {
+PhasesEnded each_phase(const Request& req, const Steps& steps, const safety::Checked& checked,
+                       safety::Mode mode, const NextPhase& next, Unzeroed& unzeroed) {
   PhasesEnded out;
   size_t unmet = 0, judged = 0;
   for (;;) {
@@ -314,8 +315,8 @@ PhasesEnded each_phase(const Request& req, const Steps& steps, const safety::Che
 // Every way out of the phases (done, a phase failed, refused on a recheck, interrupted)
 // zeroes once what they wrote. Edges left with data end the sequence unless it had already
 // failed; then both are said.
-PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode,
-                           const NextPhase& next) {
+PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety::Checked& checked,
+                           safety::Mode mode, const NextPhase& next) {
   Unzeroed unzeroed;
   PhasesEnded out = each_phase(req, steps, checked, mode, next, unzeroed);
   if (unzeroed.zero(steps.zeroing, checked)) return out;

@@ -55,7 +55,9 @@ class Workload {
 
   // next() in its two draws, for rate caps: the direction rwmixread draws, then (after the
   // caps may have turned it, as fio's rate_ddir does) the offset of the direction issued.
-  [[gnu::always_inline]] bool next_direction() { return mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_; }
+  [[gnu::always_inline]] bool next_direction() {
+    return mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+  }
   [[gnu::always_inline]] uint64_t next_offset(bool w) {
     issued_ += bs_[w];
     uint64_t block;

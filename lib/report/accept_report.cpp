@@ -119,12 +119,17 @@ AcceptReport accept_report(const std::string& volume, double tolerance, const st
 
 std::string render_accept(const AcceptReport& r, OutputFormat format) {
   switch (format) {
-    case OutputFormat::Json: return accept_json(r).dump(2) + "\n";
-    case OutputFormat::Junit: return render_accept_junit(r);
-    case OutputFormat::OpenMetrics: return render_accept_openmetrics(r);
+    case OutputFormat::Json:
+      return accept_json(r).dump(2) + "\n";
+    case OutputFormat::Junit:
+      return render_accept_junit(r);
+    case OutputFormat::OpenMetrics:
+      return render_accept_openmetrics(r);
     case OutputFormat::FioJson:
-    case OutputFormat::FioJsonPlus: return dump_json(accept_fio_json(r, format == OutputFormat::FioJsonPlus)) + "\n";
-    case OutputFormat::Text: break;
+    case OutputFormat::FioJsonPlus:
+      return dump_json(accept_fio_json(r, format == OutputFormat::FioJsonPlus)) + "\n";
+    case OutputFormat::Text:
+      break;
   }
   return render_accept_text(r);
 }

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <csignal>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

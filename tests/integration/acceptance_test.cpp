@@ -85,7 +85,8 @@ bool blkio_v1_available() {
 
 void skip_without_blkio() {
   if (blkio_v1_available()) return;
-  std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n", kBlkio);
+  std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
+               kBlkio);
   std::exit(77);
 }
 
@@ -251,8 +252,9 @@ TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 profile's mean latency
   ThrottledGroup group(loop, 50);
   TempDir tmp;
   auto qd1 = [&](const std::string& volume, const std::string& xml) {
-    return run_in(group, {"run", "--profile", "cloud-randwrite-lat", loop.name(), "--size", "64M", "--time_based", "1",
-                          "--runtime", "2", "--no-tune", "--volume", volume, "--output-format", "junit", "--output", xml});
+    return run_in(group, {"run", "--profile", "cloud-randwrite-lat", loop.name(), "--size", "64M",
+                          "--time_based", "1", "--runtime", "2", "--no-tune", "--volume", volume,
+                          "--output-format", "junit", "--output", xml});
   };
   auto slow = qd1("custom:iops=5000,mbps=200,lat_ms=1", tmp.path + "/slow.xml");
   INFO(slow.out << slow.err);
@@ -270,8 +272,9 @@ TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 profile's mean latency
   CHECK(parse_junit(tmp.path + "/fast.xml").failures == 0);
 
   // A profile that queues is judged on IOPS; lat_ms is said not to apply.
-  auto deep = run_in(group, {"run", "--profile", "essd-plx-iops", loop.name(), "--numjobs", "1", "--iodepth", "4",
-                             "--runtime", "2", "--no-tune", "--volume", "custom:iops=50,mbps=200,lat_ms=1"});
+  auto deep =
+      run_in(group, {"run", "--profile", "essd-plx-iops", loop.name(), "--numjobs", "1", "--iodepth", "4",
+                     "--runtime", "2", "--no-tune", "--volume", "custom:iops=50,mbps=200,lat_ms=1"});
   INFO(deep.out << deep.err);
   CHECK(deep.out.find("lat.mean") == std::string::npos);
   CHECK(deep.err.find("lat_ms is judged on QD 1 workloads only") != std::string::npos);

@@ -30,8 +30,9 @@ bool have_throttle() {
 TEST_CASE("curve zeroes the device's edges once, after the last step", "[curve][zero]") {
   constexpr uint64_t size = 64ull << 20;
   auto loop = testing::make_loop(size);
-  auto r = testing::run_diskprobe({"curve", loop.path(), "--profile", "essd-plx-iops", "--numjobs", "1", "--no-tune",
-                                   "--step-time", "1", "--max-iodepth", "4", "--output-format", "json"});
+  auto r = testing::run_diskprobe({"curve", loop.path(), "--profile", "essd-plx-iops", "--numjobs", "1",
+                                   "--no-tune", "--step-time", "1", "--max-iodepth", "4", "--output-format",
+                                   "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   REQUIRE(nlohmann::json::parse(r.out)["steps"].size() >= 2);  // QD 1, 2 (4): each wrote

@@ -118,7 +118,8 @@ std::string edges(const std::string& device_path, uint64_t size_bytes) {
 
 bool edges_zeroed(const std::string& device_path, uint64_t size_bytes) {
   constexpr uint64_t kEdge = 4ull << 20;
-  const std::string bytes = read_bytes(device_path, 0, kEdge) + read_bytes(device_path, size_bytes - kEdge, kEdge);
+  const std::string bytes =
+      read_bytes(device_path, 0, kEdge) + read_bytes(device_path, size_bytes - kEdge, kEdge);
   return bytes.size() == 2 * kEdge && std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
 

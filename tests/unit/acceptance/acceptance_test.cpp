@@ -370,7 +370,8 @@ TEST_CASE("--volume custom:iops=N,mbps=M[,lat_ms=L] is a volume outside the cata
 }
 
 // Issue 17: run took custom's lat_ms and judged nothing with it.
-TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 workload's mean latency against L", "[volumes][custom]") {
+TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 workload's mean latency against L",
+          "[volumes][custom]") {
   auto v = volume("custom:iops=5000,mbps=200,lat_ms=0.1");
   JobSpec qd1;
   qd1.bs = 4096;
@@ -393,11 +394,12 @@ TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 workload's mean latenc
   REQUIRE(rep.expectations.size() == 1);
   CHECK(rep.expectations[0].met);
   CHECK(rep.expectations[0].measured == Approx(102900));
-  CHECK_THAT(render_text(rep),
-             Contains("PASS  lat.mean<=0.1053ms: measured 102.9 us (--volume custom:iops=5000,mbps=200,lat_ms=0.1)"));
-  auto slow = check_expectations(profiles::volume_expectations(volume("custom:iops=5000,mbps=200,lat_ms=0.09"),
-                                                               qd1, 0.95),
-                                 r);
+  CHECK_THAT(
+      render_text(rep),
+      Contains(
+          "PASS  lat.mean<=0.1053ms: measured 102.9 us (--volume custom:iops=5000,mbps=200,lat_ms=0.1)"));
+  auto slow = check_expectations(
+      profiles::volume_expectations(volume("custom:iops=5000,mbps=200,lat_ms=0.09"), qd1, 0.95), r);
   CHECK_FALSE(slow[0].met);
   rep.expectations = slow;
   auto xml = render_junit(rep);
@@ -416,8 +418,9 @@ TEST_CASE("lat_ms is not judged on a workload that queues, nor without lat_ms", 
   JobSpec two_jobs = deep;
   two_jobs.iodepth = 1;
   two_jobs.numjobs = 2;
-  CHECK_FALSE(profiles::volume_latency_expectation(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), two_jobs, 0.95)
-                   .has_value());
+  CHECK_FALSE(
+      profiles::volume_latency_expectation(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), two_jobs, 0.95)
+          .has_value());
   JobSpec qd1 = two_jobs;
   qd1.numjobs = 1;
   auto no_lat = profiles::volume_expectations(volume("custom:iops=5000,mbps=200"), qd1, 0.95);

@@ -228,7 +228,8 @@ TEST_CASE("accept's fio-json: each phase a group of jobs, disk_util summed, the 
 }
 
 // Issue 17: cmd/accept.cpp built this report inline; now one pure function.
-TEST_CASE("accept_report: the phases that ran, each judged; the rest planned, not run", "[accept][assemble]") {
+TEST_CASE("accept_report: the phases that ran, each judged; the rest planned, not run",
+          "[accept][assemble]") {
   const std::vector<SuitePhase> suite = {
       rate_phase("random write IOPS", RwMode::RandWrite, 4096, Quantity::Iops, 1237),
       rate_phase("random read IOPS", RwMode::RandRead, 4096, Quantity::Iops, 1237),
@@ -241,14 +242,16 @@ TEST_CASE("accept_report: the phases that ran, each judged; the rest planned, no
 
   SECTION("every phase ran") {
     auto third = run_of(suite[2], std::vector<uint64_t>(4, 23));
-    auto r = accept_report("custom:iops=1237,mbps=23", 0.95, suite, {first, second, third}, {"loop7", {}, ""});
+    auto r =
+        accept_report("custom:iops=1237,mbps=23", 0.95, suite, {first, second, third}, {"loop7", {}, ""});
     CHECK(r.volume == "custom:iops=1237,mbps=23");
     CHECK(r.tolerance == 0.95);
     CHECK(r.device == "/dev/loop7");  // the report's, not the argument
     CHECK(r.preflight == "safe");
     CHECK(r.preflight_safe);
     REQUIRE(r.phases.size() == 3);
-    CHECK(r.planned == std::vector<std::string>{"random write IOPS", "random read IOPS", "sequential read throughput"});
+    CHECK(r.planned ==
+          std::vector<std::string>{"random write IOPS", "random read IOPS", "sequential read throughput"});
     CHECK(r.phases[0].verdict.passed);
     CHECK_FALSE(r.phases[1].verdict.passed);  // 600 of 1,237
     CHECK(r.phases[1].verdict.line == judge_phase(suite[1], second, 0.95).line);
@@ -258,14 +261,16 @@ TEST_CASE("accept_report: the phases that ran, each judged; the rest planned, no
     CHECK(render_accept(r, OutputFormat::Junit) == render_accept_junit(r));
   }
   SECTION("interrupted after the first phase: the rest not run, the report says why") {
-    auto r = accept_report("v", 0.95, suite, {first}, {"loop7", {}, "interrupted by Interrupt after 1 phase"});
+    auto r =
+        accept_report("v", 0.95, suite, {first}, {"loop7", {}, "interrupted by Interrupt after 1 phase"});
     REQUIRE(r.phases.size() == 1);
     CHECK(r.ended == "interrupted by Interrupt after 1 phase");
     CHECK_FALSE(r.passed());
     CHECK_THAT(render_accept_text(r), Contains("NOT RUN  random read IOPS"));
   }
   SECTION("refused: no phase, the refusal's device and summary") {
-    auto r = accept_report("v", 0.95, suite, {}, {"/dev/loop7", std::string("refused: holds ext4"), "refused"});
+    auto r =
+        accept_report("v", 0.95, suite, {}, {"/dev/loop7", std::string("refused: holds ext4"), "refused"});
     CHECK(r.phases.empty());
     CHECK(r.device == "/dev/loop7");
     CHECK_FALSE(r.preflight_safe);

@@ -463,18 +463,18 @@ struct PhaseFixture : Fixture {
 
 }  // namespace
 
-TEST_CASE("run_phases: one preflight, then each phase applied, rechecked, run, restored; one zeroing at the end",
-          "[run][phases]") {
+TEST_CASE(
+    "run_phases: one preflight, then each phase applied, rechecked, run, restored; one zeroing at the end",
+    "[run][phases]") {
   PhaseFixture f;
   auto end = f.go_phases();
   CHECK(end.end.why == Outcome::Ok);
   REQUIRE(end.phases.size() == 3);
   CHECK(end.phases[1].phase.name == "random read IOPS");
-  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0",
-                                                "next 0", "apply", "recheck", "engine", "restore",
-                                                "next 1", "apply", "recheck", "engine", "restore",
-                                                "next 2", "apply", "recheck", "engine", "restore",
-                                                "next 3", "zero"});
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "next 0", "apply", "recheck", "engine",
+                                                "restore", "next 1", "apply", "recheck", "engine", "restore",
+                                                "next 2", "apply", "recheck", "engine", "restore", "next 3",
+                                                "zero"});
   CHECK_FALSE(f.log.has("report"));  // the caller writes the one report of the whole run
   CHECK(f.tuner.changed.empty());
 }
@@ -583,7 +583,8 @@ TEST_CASE("run_phases zeroes what was written on every way out", "[run][phases]"
   }
 }
 
-TEST_CASE("run_phases: edges the zeroing could not clear end the sequence, or join its failure", "[run][phases]") {
+TEST_CASE("run_phases: edges the zeroing could not clear end the sequence, or join its failure",
+          "[run][phases]") {
   struct FailingZeroing : FakeZeroing {
     using FakeZeroing::FakeZeroing;
     Result<std::vector<safety::ByteRange>> zero(const safety::Checked& c, const Region& r) override {
@@ -600,7 +601,8 @@ TEST_CASE("run_phases: edges the zeroing could not clear end the sequence, or jo
   auto end = go();
   CHECK(end.end.why == Outcome::EdgesNotZeroed);
   CHECK(run::exit_code(end.end.why) == 1);
-  CHECK_THAT(end.end.message, Catch::Matchers::StartsWith("the benchmark data is still at the edges of /dev/fake0"));
+  CHECK_THAT(end.end.message,
+             Catch::Matchers::StartsWith("the benchmark data is still at the edges of /dev/fake0"));
   CHECK(end.phases.size() == 3);
   f.log.calls.clear();
   f.engine.runs = 0;

@@ -51,6 +51,7 @@ std::optional<Expectation> volume_latency_expectation(const VolumePerformance& v
 
 // What `run --volume` expects: the latency on a QD 1 workload of a volume with lat_ms (one
 // I/O in flight cannot reach the provisioned IOPS), else volume_expectation.
-std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec, double tolerance);
+std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec,
+                                             double tolerance);
 
 }  // namespace diskprobe::profiles
