@@ -74,16 +74,6 @@ Result<std::vector<SuitePhase>> suite_from(const Args& a, const SysRoot& root, d
   return suite;
 }
 
-std::string render(const AcceptReport& r, OutputFormat f) {
-  if (f == OutputFormat::Json) return accept_json(r).dump(2) + "\n";
-  if (f == OutputFormat::Junit) return render_accept_junit(r);
-  if (f == OutputFormat::OpenMetrics) return render_accept_openmetrics(r);
-  if (f == OutputFormat::FioJson || f == OutputFormat::FioJsonPlus) {
-    return dump_json(accept_fio_json(r, f == OutputFormat::FioJsonPlus)) + "\n";
-  }
-  return render_accept_text(r);
-}
-
 }  // namespace
 
 int cmd_accept(const Args& a, const SysRoot& root) {
@@ -100,17 +90,10 @@ int cmd_accept(const Args& a, const SysRoot& root) {
   auto outputs = CliOutputs::open(a, root, suite->front().spec, *format);
   if (!outputs) return fail(kUsage, outputs.error());
 
-  AcceptReport report;
-  report.volume = a.volume;
-  report.tolerance = tolerance;
-  for (const auto& p : *suite) report.planned.push_back(p.name);
-  std::vector<MetricVerdict> verdicts;
   // One progress line as each phase starts, and its verdict as it ends.
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
-    if (!done.empty()) {
-      verdicts.push_back(judge_phase((*suite)[done.size() - 1], done.back().report, tolerance));
-      spdlog::info("  {}", verdicts.back().line);
-    }
+    if (!done.empty())
+      spdlog::info("  {}", judge_phase((*suite)[done.size() - 1], done.back().report, tolerance).line);
     if (done.size() == suite->size()) return std::nullopt;
     const SuitePhase& p = (*suite)[done.size()];
     spdlog::info("phase {}/{}: {} ({}; {}, at most {:.0f} s)", done.size() + 1, suite->size(), p.name,
@@ -121,28 +104,23 @@ int cmd_accept(const Args& a, const SysRoot& root) {
   SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
   auto ended = run::run_phases(run_request(a, suite->front().spec, {}), system.with(deferred), next);
 
-  for (size_t i = 0; i < ended.phases.size(); ++i) {
-    const auto& rep = ended.phases[i].report;
-    if (i == verdicts.size())
-      verdicts.push_back(judge_phase((*suite)[i], rep, tolerance));  // the last, cut short
-    report.phases.push_back({(*suite)[i], rep, verdicts[i]});
-  }
   const auto& end = ended.end;
-  report.device = ended.phases.empty() ? (end.verdict ? end.verdict->device : a.positional[0])
-                                       : ended.phases[0].report.device;
-  report.preflight_safe = !end.verdict || end.verdict->safe();
-  report.preflight = end.verdict            ? end.verdict->summary()  // a refusal, first or on a recheck
-                     : ended.phases.empty() ? "not run"
-                                            : ended.phases[0].report.preflight;
-  if (end.why != run::Outcome::Ok && end.why != run::Outcome::ExpectationsUnmet) report.ended = end.message;
+  std::vector<RunReport> ran;
+  for (auto& p : ended.phases) ran.push_back(std::move(p.report));
+  const bool refused = end.verdict && !end.verdict->safe();  // first, or on a recheck
+  AcceptEnding ending{
+      end.verdict ? end.verdict->device : a.positional[0],
+      refused ? std::optional(end.verdict->summary()) : std::nullopt,
+      end.why == run::Outcome::Ok || end.why == run::Outcome::ExpectationsUnmet ? "" : end.message};
+  const AcceptReport report = accept_report(a.volume, tolerance, *suite, ran, ending);
   if (end.why == run::Outcome::Refused || end.why == run::Outcome::BadInput) {
     if (outputs->format() == OutputFormat::Junit && outputs->has_output_file() && end.verdict) {
       (void)outputs->write(render_accept_junit(report), "", "");
     }
     return render_end(end);
   }
-  if (auto st =
-          outputs->write(render(report, *format), render_accept_text(report), render_accept_html(report));
+  if (auto st = outputs->write(render_accept(report, *format), render_accept_text(report),
+                               render_accept_html(report));
       !st) {
     return fail(kRuntime, st.error());
   }

@@ -37,10 +37,18 @@ Result<std::vector<Expectation>> gather_expectations(const Args& a, const JobSpe
     if (!v) {
       problems.push_back(v.error());
     } else if (tolerance) {
-      auto e = profiles::volume_expectation(*v, spec, *tolerance);
+      auto judged = profiles::volume_expectations(*v, spec, *tolerance);
+      std::string texts;
+      for (const auto& e : judged) texts += (texts.empty() ? "" : ", ") + e.text;
       spdlog::info("{} ({}): {:.0f} IOPS, {:.1f} MiB/s by {}; expecting {}", a.volume, v->provider, v->iops,
-                   v->throughput_bytes_per_s / 1048576.0, v->formula, e.text);
-      out.push_back(std::move(e));
+                   v->throughput_bytes_per_s / 1048576.0, v->formula, texts);
+      if (v->latency_ms > 0 && judged.front().quantity != Quantity::Latency) {
+        spdlog::info(
+            "lat_ms is judged on QD 1 workloads only (one job, iodepth 1): this one keeps {} x {} in "
+            "flight, where latency is the queue's",
+            spec.numjobs, spec.iodepth);
+      }
+      out.insert(out.end(), judged.begin(), judged.end());
     }
   }
   if (!problems.empty()) return make_error(join(problems));

@@ -231,4 +231,27 @@ Expectation volume_expectation(const VolumePerformance& v, const JobSpec& spec, 
   return e;
 }
 
+std::optional<Expectation> volume_latency_expectation(const VolumePerformance& v, const JobSpec& spec,
+                                                      double tolerance) {
+  if (!(v.latency_ms > 0) || spec.iodepth != 1 || spec.numjobs != 1) return std::nullopt;
+  Expectation e;
+  e.origin = "--volume " + v.volume;
+  e.quantity = Quantity::Latency;
+  e.metric = "lat.mean";
+  e.latency = "lat";
+  e.stat = "mean";
+  e.op = Compare::Le;
+  e.threshold = v.latency_ms * 1e6 / tolerance;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "lat.mean<=%.4gms", e.threshold / 1e6);
+  e.text = buf;
+  return e;
+}
+
+std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec,
+                                             double tolerance) {
+  if (auto lat = volume_latency_expectation(v, spec, tolerance)) return {*lat};
+  return {volume_expectation(v, spec, tolerance)};
+}
+
 }  // namespace diskprobe::profiles

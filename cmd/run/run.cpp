@@ -67,12 +67,34 @@ Ended measured_outcome(const RunReport& rep) {
 
 // Random benchmark data can look like a partition table (fio issue #1942): the edges are
 // zeroed after every write run, interrupted or failed ones too, through the held claim, only
-// inside the region the engine was given.
-bool zero_after_write(Zeroing& zeroing, const safety::Checked& c, const Region& region) {
-  auto zeroed = zeroing.zero(c, region);
-  if (!zeroed) spdlog::error("error: {}", zeroed.error());
-  return zeroed.ok();
-}
+// inside the region the engine was given. A run zeroes right after its engine; a sequence of
+// phases once, when it ends however it ends (one zeroing per curve, not one per step).
+class Unzeroed {
+ public:
+  // The engine was given `region` for a spec that writes. Regions whose edges are the same
+  // bytes (accept's 4 KiB and 1 MiB phases on the whole device) are zeroed once.
+  void wrote(const Region& region, uint64_t device_size) {
+    auto edges = safety::edge_ranges(device_size, region);
+    for (const auto& p : pending_) {
+      if (safety::edge_ranges(device_size, p) == edges) return;
+    }
+    pending_.push_back(region);
+  }
+  // Zeroes every region written since the last call; false when one could not be.
+  bool zero(Zeroing& zeroing, const safety::Checked& c) {
+    bool all = true;
+    for (const auto& r : pending_) {
+      auto zeroed = zeroing.zero(c, r);
+      if (!zeroed) spdlog::error("error: {}", zeroed.error());
+      all = all && zeroed.ok();
+    }
+    pending_.clear();
+    return all;
+  }
+
+ private:
+  std::vector<Region> pending_;
+};
 
 // The report is out first; then what the run found decides the ending.
 Ended report_and_end(const Request& req, const Steps& steps, RunReport& rep, const std::string& interrupted) {
@@ -165,10 +187,12 @@ struct Measured {
   bool zeroed = true;
 };
 
-// Plan, validate, apply, recheck, engine, zero (when `spec` writes), restore. `mode` is the
-// preflight's: only a write-mode preflight holds a claim to recheck through.
+// Plan, validate, apply, recheck, engine, zero (when `spec` writes; with `zero_now` false the
+// region joins `unzeroed` for the caller to zero), restore. `mode` is the preflight's: only a
+// write-mode preflight holds a claim to recheck through.
 std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, const safety::Checked& checked,
-                                      safety::Mode mode, const JobSpec& spec) {
+                                      safety::Mode mode, const JobSpec& spec, Unzeroed& unzeroed,
+                                      bool zero_now) {
   const BlockDevice& dev = checked.device;
   const Target target = target_of(steps, dev);
   auto plan = steps.tuner.plan(dev, spec);
@@ -201,7 +225,8 @@ std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, co
   opts.spec_validated = true;
   auto results = steps.engine.run(run_spec, target, opts, &dev);
   auto after = steps.host.counters(dev);
-  bool zeroed = !does_writes(run_spec.rw) || zero_after_write(steps.zeroing, checked, region);
+  if (does_writes(run_spec.rw)) unzeroed.wrote(region, dev.size_bytes);
+  bool zeroed = !zero_now || unzeroed.zero(steps.zeroing, checked);
   if (!results) return stop(Outcome::EngineFailed, results.error());
   if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
   Measured m{report_for(req, steps, checked, *plan, run_spec, std::move(*results)), zeroed};
@@ -209,14 +234,15 @@ std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, co
   return m;
 }
 
+std::string edges_left(const BlockDevice& dev) {
+  return "the benchmark data is still at the edges of " + dev.path +
+         ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
+         " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)";
+}
+
 // After the report is out: edges left unzeroed, then an interruption, end a run whatever it found.
 std::optional<Ended> unfinished(const Request& req, const BlockDevice& dev, const Measured& m) {
-  if (!m.zeroed) {
-    return stop(Outcome::EdgesNotZeroed,
-                "the benchmark data is still at the edges of " + dev.path +
-                    ": zero its first and last 4 MiB yourself (dd if=/dev/zero of=" + dev.path +
-                    " bs=1M count=4 oflag=direct, and again with seek= for the last 4 MiB)");
-  }
+  if (!m.zeroed) return stop(Outcome::EdgesNotZeroed, edges_left(dev));
   if (m.report.results.interrupted) {
     return stop(Outcome::Interrupted, stopped_by(req) + ": partial results above; every setting was restored");
   }
@@ -225,7 +251,8 @@ std::optional<Ended> unfinished(const Request& req, const BlockDevice& dev, cons
 
 // From the held, safe device to the report.
 Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
-  auto measured = measure(req, steps, checked, mode, req.spec);
+  Unzeroed unzeroed;
+  auto measured = measure(req, steps, checked, mode, req.spec, unzeroed, /*zero_now=*/true);
   if (auto* end = std::get_if<Ended>(&measured)) return *end;
   auto& m = std::get<Measured>(measured);
   Ended end = report_and_end(req, steps, m.report, "");
@@ -234,10 +261,11 @@ Ended run_checked(const Request& req, const Steps& steps, const safety::Checked&
   return end;
 }
 
-// The phases on the held device, one after the other. Unmet expectations are a judgement, not
-// a failure: the next phase still runs, and the sequence ends ExpectationsUnmet.
-PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode,
-                           const NextPhase& next) {
+// The phases on the held device, one after the other, the regions they wrote left in
+// `unzeroed`. Unmet expectations are a judgement, not a failure: the next phase still runs,
+// and the sequence ends ExpectationsUnmet.
+PhasesEnded each_phase(const Request& req, const Steps& steps, const safety::Checked& checked,
+                       safety::Mode mode, const NextPhase& next, Unzeroed& unzeroed) {
   PhasesEnded out;
   size_t unmet = 0, judged = 0;
   for (;;) {
@@ -257,7 +285,7 @@ PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety:
                                             "written (the request's spec decides the preflight's mode)");
       return out;
     }
-    auto measured = measure(req, steps, checked, mode, phase->spec);
+    auto measured = measure(req, steps, checked, mode, phase->spec, unzeroed, /*zero_now=*/false);
     if (auto* end = std::get_if<Ended>(&measured)) {
       out.end = *end;
       return out;
@@ -280,6 +308,23 @@ PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety:
   if (unmet) {
     out.end = stop(Outcome::ExpectationsUnmet, std::to_string(unmet) + " of " + std::to_string(judged) +
                                                    " expectations not met: see the report");
+  }
+  return out;
+}
+
+// Every way out of the phases (done, a phase failed, refused on a recheck, interrupted)
+// zeroes once what they wrote. Edges left with data end the sequence unless it had already
+// failed; then both are said.
+PhasesEnded phases_checked(const Request& req, const Steps& steps, const safety::Checked& checked,
+                           safety::Mode mode, const NextPhase& next) {
+  Unzeroed unzeroed;
+  PhasesEnded out = each_phase(req, steps, checked, mode, next, unzeroed);
+  if (unzeroed.zero(steps.zeroing, checked)) return out;
+  const Outcome why = out.end.why;
+  if (why == Outcome::Ok || why == Outcome::ExpectationsUnmet || why == Outcome::Interrupted) {
+    out.end = stop(Outcome::EdgesNotZeroed, edges_left(checked.device));
+  } else {
+    out.end.message += "; and " + edges_left(checked.device);
   }
   return out;
 }

@@ -151,16 +151,17 @@ struct JobRun {
     work.refold();
   }
 
-  // The sync engine's wait for a capped I/O's time, in naps that let a stop in; false when the
-  // job stopped meanwhile.
-  bool sleep_until_due(bool write, JobOutput& out) {
+  // The sync engine's wait for a capped I/O's time, in naps that let a stop in: the direction
+  // the pacer picked for one drawn as `drawn` (Pacer::pick), or -1 when the job stopped meanwhile.
+  int sleep_until_due(bool drawn, JobOutput& out) {
+    const bool may_switch = work.may_switch_to(!drawn);
     for (;;) {
-      const uint64_t t = now_ns(), due = pacer.due(write);
-      if (t >= due) return true;
+      const uint64_t t = now_ns();
+      if (int d = pacer.pick(drawn, may_switch, t); d >= 0) return d;
       check(t, out);
       extras(t, out);
-      if (stopping) return false;
-      uint64_t nap = std::min(due - t, kMaxPacedSleepNs);
+      if (stopping) return -1;
+      uint64_t nap = std::min(pacer.first_due(drawn, may_switch) - t, kMaxPacedSleepNs);
       if (deadline > t) nap = std::min(nap, deadline - t);
       sleep_ns(nap);
     }
@@ -178,15 +179,25 @@ Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work);
 
 // Starts a new I/O in `sl`: direction, offset and, for a write, its data. Always inlined: as
 // a call it cost ~17 instructions an I/O in register saves and restores.
-[[gnu::always_inline]] inline void start_io(Workload& work, Slot& sl) {
-  sl.done = 0;
-  work.next(&sl.write, &sl.offset);
+[[gnu::always_inline]] inline void load_io(Workload& work, Slot& sl) {
   if (sl.write) {
     work.prepare_write(sl.buf, sl.offset, sl.held_read_data);
     sl.held_read_data = false;
   } else {
     sl.held_read_data = true;
   }
+}
+[[gnu::always_inline]] inline void start_io(Workload& work, Slot& sl) {
+  sl.done = 0;
+  work.next(&sl.write, &sl.offset);
+  load_io(work, sl);
+}
+// Rate caps: the direction was drawn (Workload::next_direction) and picked by the pacer.
+inline void start_io_as(Workload& work, Slot& sl, bool write) {
+  sl.done = 0;
+  sl.write = write;
+  sl.offset = work.next_offset(write);
+  load_io(work, sl);
 }
 
 // fio's short I/O handling: a completion of `res` bytes, fewer than the I/O's `bs`, sends the

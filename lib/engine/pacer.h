@@ -33,6 +33,19 @@ class Pacer {
     issued(true);
   }
   uint64_t due(bool write) const { return next_[write]; }
+
+  // fio's rate_ddir for an I/O drawn as `drawn`: that direction when it is due at t; else the
+  // other when the job may issue it (`may_switch`, a mixed job) and it is due; else -1, and
+  // first_due() is when one will be. So with rate_iops=R,W each direction keeps its own cap
+  // whatever rwmixread draws, instead of the drawn one waiting while the other could go.
+  int pick(bool drawn, bool may_switch, uint64_t t) const {
+    if (next_[drawn] <= t) return drawn;
+    if (may_switch && next_[!drawn] <= t) return !drawn;
+    return -1;
+  }
+  uint64_t first_due(bool drawn, bool may_switch) const {
+    return may_switch && next_[!drawn] < next_[drawn] ? next_[!drawn] : next_[drawn];
+  }
   void issued(bool write) {
     next_[write] += step_[write];
     acc_[write] += rem_[write];

@@ -21,13 +21,13 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
   while (!run.stopping || (again && sl.done > 0)) {
     if (!again) {
       if (run.work.exhausted()) break;
-      start_io(run.work, sl);
       if constexpr (kExtras) {
-        if (!run.sleep_until_due(sl.write, out)) {
-          run.work.dropped(sl.write, sl.offset);  // drawn, never sent
-          break;
-        }
-        run.pacer.issued(sl.write);
+        const int d = run.sleep_until_due(run.work.next_direction(), out);
+        if (d < 0) break;  // only its direction was drawn: nothing to drop
+        run.pacer.issued(d == 1);
+        start_io_as(run.work, sl, d == 1);
+      } else {
+        start_io(run.work, sl);
       }
     }
     again = false;

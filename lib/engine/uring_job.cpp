@@ -136,18 +136,20 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
 }
 
 // Rate caps: new I/Os only as their times come (t_prep is now). The first one not yet due is
-// held, drawn already, and goes first when it is.
+// held, its slot taken and its direction drawn; it goes as whichever direction is due first
+// (Pacer::pick, fio's rate_ddir), its offset and data drawn then.
 void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b) {
   Workload& work = run_.work;
   for (; room > 0; --room) {
     if (held_ == kNone) {
       if (nfree_ == 0 || work.exhausted()) return;
       held_ = free_[--nfree_];
-      start_io(work, slots_[held_]);
+      held_drawn_ = work.next_direction();
     }
-    const bool write = slots_[held_].write;
-    if (run_.pacer.due(write) > t_prep) return;
-    run_.pacer.issued(write);
+    const int d = run_.pacer.pick(held_drawn_, work.may_switch_to(!held_drawn_), t_prep);
+    if (d < 0) return;
+    run_.pacer.issued(d == 1);
+    start_io_as(work, slots_[held_], d == 1);
     issue(next_sqe(ring), held_, t_prep, b);
     held_ = kNone;
   }
@@ -191,10 +193,9 @@ void UringJob::drop_retries() {
   nretry_ = 0;
 }
 
-// Stopping: so is an I/O held for its time.
+// Stopping: so is an I/O held for its time (only its direction was drawn).
 void UringJob::drop_held() {
   if (held_ == kNone) return;
-  run_.work.dropped(slots_[held_].write, slots_[held_].offset);
   free_[nfree_++] = held_;
   held_ = kNone;
 }
@@ -204,7 +205,7 @@ void UringJob::drop_held() {
 // waits (IORING_FEAT_EXT_ARG, 5.11; liburing would add a timeout SQE our reap does not
 // expect): a plain sleep.
 int UringJob::wait_due() {
-  const uint64_t t = now_ns(), due = run_.pacer.due(slots_[held_].write);
+  const uint64_t t = now_ns(), due = run_.pacer.first_due(held_drawn_, run_.work.may_switch_to(!held_drawn_));
   if (due <= t) return 0;
   uint64_t wait = std::min(due - t, kMaxPacedSleepNs);
   if (run_.deadline > t) wait = std::min(wait, run_.deadline - t);

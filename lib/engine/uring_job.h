@@ -65,7 +65,8 @@ class UringJob {
   std::vector<uint32_t> free_, retry_, batch_;  // stacks of slot numbers; batch_: this round
   std::vector<uint32_t> rest_;                  // short I/Os whose rest is still to be sent
   uint32_t nfree_ = 0, nretry_ = 0, nrest_ = 0;
-  uint32_t held_ = kNone;   // rate caps: a drawn I/O (direction, offset, data) waiting for its time
+  uint32_t held_ = kNone;    // rate caps: the slot of an I/O waiting for its time
+  bool held_drawn_ = false;  // the direction rwmixread drew for it
   bool ext_arg_ = false;    // the kernel takes a timeout with io_uring_enter (IORING_FEAT_EXT_ARG)
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe

@@ -49,7 +49,17 @@ class Workload {
 
   // The next I/O's direction and offset; call only when !exhausted(). Inlined into the loop.
   [[gnu::always_inline]] void next(bool* write, uint64_t* offset) {
-    bool w = mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+    const bool w = next_direction();
+    *write = w;
+    *offset = next_offset(w);
+  }
+
+  // next() in its two draws, for rate caps: the direction rwmixread draws, then (after the
+  // caps may have turned it, as fio's rate_ddir does) the offset of the direction issued.
+  [[gnu::always_inline]] bool next_direction() {
+    return mixed_ ? rng_.below(100) >= spec_.rwmixread : writes_only_;
+  }
+  [[gnu::always_inline]] uint64_t next_offset(bool w) {
     issued_ += bs_[w];
     uint64_t block;
     if (random_) {
@@ -59,9 +69,11 @@ class Workload {
       block = n;
       if (++n == p_.nblocks_dir[w]) n = 0;  // time_based runs loop over the region
     }
-    *write = w;
-    *offset = region_start_ + block * bs_[w];
+    return region_start_ + block * bs_[w];
   }
+
+  // A mixed job may issue direction w instead of the one drawn (fio: td_rw and rwmix[w] > 0).
+  bool may_switch_to(bool w) const { return mixed_ && (w ? spec_.rwmixread < 100 : spec_.rwmixread > 0); }
 
   // Fresh random data when asked (refill_buffers) or when a read left the device's data in
   // the buffer; then the header: two stores.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "diskprobe/base/json_io.h"
 #include "diskprobe/report/fio_json.h"
 #include "diskprobe/report/html_report.h"
 #include "diskprobe/report/openmetrics.h"
@@ -98,6 +99,39 @@ MetricVerdict judge_phase(const SuitePhase& phase, const RunReport& rep, double 
   v.steady = r.steadystate.attained;
   if (v.steady || v.steady_asked) v.line += v.steady ? "; steady" : "; not steady: ran to its time limit";
   return v;
+}
+
+AcceptReport accept_report(const std::string& volume, double tolerance, const std::vector<SuitePhase>& suite,
+                           const std::vector<RunReport>& ran, const AcceptEnding& ending) {
+  AcceptReport r;
+  r.volume = volume;
+  r.tolerance = tolerance;
+  for (const auto& p : suite) r.planned.push_back(p.name);
+  for (size_t i = 0; i < ran.size() && i < suite.size(); ++i) {
+    r.phases.push_back({suite[i], ran[i], judge_phase(suite[i], ran[i], tolerance)});
+  }
+  r.device = ran.empty() ? ending.device : ran.front().device;
+  r.preflight_safe = !ending.refusal;
+  r.preflight = ending.refusal ? *ending.refusal : ran.empty() ? "not run" : ran.front().preflight;
+  r.ended = ending.ended;
+  return r;
+}
+
+std::string render_accept(const AcceptReport& r, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::Json:
+      return accept_json(r).dump(2) + "\n";
+    case OutputFormat::Junit:
+      return render_accept_junit(r);
+    case OutputFormat::OpenMetrics:
+      return render_accept_openmetrics(r);
+    case OutputFormat::FioJson:
+    case OutputFormat::FioJsonPlus:
+      return dump_json(accept_fio_json(r, format == OutputFormat::FioJsonPlus)) + "\n";
+    case OutputFormat::Text:
+      break;
+  }
+  return render_accept_text(r);
 }
 
 bool AcceptReport::passed() const {

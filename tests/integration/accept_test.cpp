@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,8 @@ TEST_CASE(
                                          "ok:sequential read throughput", "ok:sequential write throughput",
                                          "skipped:QD1 read latency",      "skipped:QD1 write latency"};
   CHECK(junit_cases(xml) == want);
+  // Three phases write; the edges are zeroed once, after the suite (issue 17).
+  CHECK(testing::count_of(r.err, "zeroed the first and last 4 MiB of " + loop.path()) == 1);
   auto page = slurp(html);
   for (int phase = 1; phase <= 6; ++phase) {
     CHECK_THAT(page, Catch::Matchers::Contains("<section id=\"phase-" + std::to_string(phase) + "\">"));
@@ -292,4 +295,35 @@ TEST_CASE("accept's openmetrics passes promtool and its fio-json+ is read by fio
   } else {
     WARN("SKIP (fio_jsonplus_clat2csv part): fio is not installed");
   }
+}
+
+// Issue 17: the edges are zeroed once, when the suite ends; a suite interrupted after its
+// first (writing) phase still zeroes what that phase wrote, before it exits.
+TEST_CASE("accept interrupted after a writing phase still leaves the edges zeroed", "[accept][zero]") {
+  constexpr uint64_t size = 64ull << 20;
+  auto loop = testing::make_loop(size);
+  testing::TempDir tmp("diskprobe-accept-int");
+  const std::string out = tmp.path + "/out", err = tmp.path + "/err";
+  pid_t pid = testing::spawn_diskprobe({"accept", loop.path(), "--volume", kVolume, "--max-time", kMaxTime,
+                                        "--no-tune", "--output-format", "json"},
+                                       out, err);
+  REQUIRE(pid > 0);
+  // The second phase (random reads) has started: the first has written and been restored.
+  bool second = false;
+  for (int i = 0; i < 600 && !second; ++i) {
+    second = slurp(err).find("phase 2/6") != std::string::npos;
+    if (!second) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid, SIGINT);  // harmless if it has ended
+  int rc = testing::wait_exit(pid);
+  const std::string log = slurp(err);
+  INFO(log);
+  REQUIRE(second);
+  CHECK(rc == 1);
+  CHECK_THAT(log, Catch::Matchers::Contains("interrupted"));
+  CHECK(testing::count_of(log, "zeroed the first and last 4 MiB of " + loop.path()) == 1);
+  CHECK(testing::edges_zeroed(loop.path(), size));
+  auto j = nlohmann::json::parse(slurp(out));
+  CHECK_FALSE(j["passed"].get<bool>());
+  CHECK(j["metrics"].size() >= 1);
 }

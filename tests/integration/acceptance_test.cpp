@@ -83,6 +83,13 @@ bool blkio_v1_available() {
   return ::access((std::string(kBlkio) + "/blkio.throttle.write_iops_device").c_str(), W_OK) == 0;
 }
 
+void skip_without_blkio() {
+  if (blkio_v1_available()) return;
+  std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
+               kBlkio);
+  std::exit(77);
+}
+
 const std::vector<std::string> kWorkload = {
     "run", "--profile", "essd-plx-iops", "--numjobs", "2", "--iodepth", "16", "--runtime", "4", "--no-tune"};
 
@@ -90,11 +97,7 @@ const std::vector<std::string> kWorkload = {
 
 TEST_CASE("a 5,000 write-IOPS volume passes iops>=4800, fails iops>=6000 with exit 4 and a JUnit failure",
           "[acceptance]") {
-  if (!blkio_v1_available()) {
-    std::fprintf(stderr, "SKIP: no cgroup v1 blkio controller at %s (blkio.throttle.write_iops_device)\n",
-                 kBlkio);
-    std::exit(77);
-  }
+  skip_without_blkio();
   auto loop = testing::make_loop(256ull << 20);
   ThrottledGroup group(loop, 5000);
   TempDir tmp;
@@ -237,4 +240,42 @@ TEST_CASE("a terminal gets a live progress line on stderr; a pipe does not", "[a
   CHECK(tty.exit_code == 0);
   CHECK(tty.out.find(" elapsed, eta ") != std::string::npos);
   CHECK(tty.out.find("write ") != std::string::npos);
+}
+
+// Issue 17: run took custom's lat_ms and judged nothing with it. A QD 1 profile on a loop
+// throttled to 50 write IOPS waits ~20 ms an I/O: over lat_ms=1 (exit 4, a failed JUnit
+// testcase), within lat_ms=1000.
+TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 profile's mean latency: exit 4 over L",
+          "[acceptance][latency]") {
+  skip_without_blkio();
+  auto loop = testing::make_loop(256ull << 20);
+  ThrottledGroup group(loop, 50);
+  TempDir tmp;
+  auto qd1 = [&](const std::string& volume, const std::string& xml) {
+    return run_in(group, {"run", "--profile", "cloud-randwrite-lat", loop.name(), "--size", "64M",
+                          "--time_based", "1", "--runtime", "2", "--no-tune", "--volume", volume,
+                          "--output-format", "junit", "--output", xml});
+  };
+  auto slow = qd1("custom:iops=5000,mbps=200,lat_ms=1", tmp.path + "/slow.xml");
+  INFO(slow.out << slow.err);
+  CHECK(slow.exit_code == 4);
+  CHECK(slow.out.find("FAIL  lat.mean<=1.053ms: measured ") != std::string::npos);
+  CHECK(slow.out.find("iops>=") == std::string::npos);  // one I/O in flight is not judged on IOPS
+  auto slow_xml = parse_junit(tmp.path + "/slow.xml");
+  CHECK(slow_xml.tests == 3);  // preflight, the profile's errors==0, --volume's latency
+  CHECK(slow_xml.failures == 1);
+
+  auto fast = qd1("custom:iops=5000,mbps=200,lat_ms=1000", tmp.path + "/fast.xml");
+  INFO(fast.out << fast.err);
+  CHECK(fast.exit_code == 0);
+  CHECK(fast.out.find("PASS  lat.mean<=1053ms: measured ") != std::string::npos);
+  CHECK(parse_junit(tmp.path + "/fast.xml").failures == 0);
+
+  // A profile that queues is judged on IOPS; lat_ms is said not to apply.
+  auto deep =
+      run_in(group, {"run", "--profile", "essd-plx-iops", loop.name(), "--numjobs", "1", "--iodepth", "4",
+                     "--runtime", "2", "--no-tune", "--volume", "custom:iops=50,mbps=200,lat_ms=1"});
+  INFO(deep.out << deep.err);
+  CHECK(deep.out.find("lat.mean") == std::string::npos);
+  CHECK(deep.err.find("lat_ms is judged on QD 1 workloads only") != std::string::npos);
 }

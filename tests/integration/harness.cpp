@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -113,6 +114,19 @@ std::string read_sysfs(const std::string& path) {
 std::string edges(const std::string& device_path, uint64_t size_bytes) {
   constexpr uint64_t kMiB = 1 << 20;
   return read_bytes(device_path, 0, kMiB) + read_bytes(device_path, size_bytes - kMiB, kMiB);
+}
+
+bool edges_zeroed(const std::string& device_path, uint64_t size_bytes) {
+  constexpr uint64_t kEdge = 4ull << 20;
+  const std::string bytes =
+      read_bytes(device_path, 0, kEdge) + read_bytes(device_path, size_bytes - kEdge, kEdge);
+  return bytes.size() == 2 * kEdge && std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 std::vector<std::string> loops_backed_by(const std::string& dir) {

@@ -59,6 +59,10 @@ std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len);
 std::string read_sysfs(const std::string& path);
 // First and last MiB, to prove a refused device was not written.
 std::string edges(const std::string& device_path, uint64_t size_bytes);
+// The first and last 4 MiB are all zero: what a write run leaves (issue 17: once per sequence).
+bool edges_zeroed(const std::string& device_path, uint64_t size_bytes);
+// How often `what` occurs in `text` (a log line counted).
+size_t count_of(const std::string& text, const std::string& what);
 
 // A zram device of the test's own (/sys/class/zram-control/hot_add), hot_removed however the
 // test ends. path is empty when this kernel has no zram-control: the test then says so and

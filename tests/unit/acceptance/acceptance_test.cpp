@@ -369,6 +369,65 @@ TEST_CASE("--volume custom:iops=N,mbps=M[,lat_ms=L] is a volume outside the cata
   CHECK(e.origin == "--volume custom:iops=1237,mbps=23");
 }
 
+// Issue 17: run took custom's lat_ms and judged nothing with it.
+TEST_CASE("run --volume custom:...,lat_ms=L judges a QD 1 workload's mean latency against L",
+          "[volumes][custom]") {
+  auto v = volume("custom:iops=5000,mbps=200,lat_ms=0.1");
+  JobSpec qd1;
+  qd1.bs = 4096;
+  qd1.iodepth = 1;
+  qd1.numjobs = 1;
+  auto judged = profiles::volume_expectations(v, qd1, 0.95);
+  REQUIRE(judged.size() == 1);  // QD 1 cannot reach 5,000 IOPS: the latency alone
+  const Expectation& e = judged[0];
+  CHECK(e.quantity == Quantity::Latency);
+  CHECK(e.op == Compare::Le);
+  CHECK(e.latency == "lat");
+  CHECK(e.stat == "mean");
+  CHECK(e.threshold == Approx(0.1e6 / 0.95));  // as accept: within lat_ms / tolerance
+  CHECK(e.text == "lat.mean<=0.1053ms");
+  CHECK(e.origin == "--volume custom:iops=5000,mbps=200,lat_ms=0.1");
+
+  auto r = results_50k();  // mean 102.9 us
+  RunReport rep = safe_report(r);
+  rep.expectations = check_expectations(judged, r);
+  REQUIRE(rep.expectations.size() == 1);
+  CHECK(rep.expectations[0].met);
+  CHECK(rep.expectations[0].measured == Approx(102900));
+  CHECK_THAT(
+      render_text(rep),
+      Contains(
+          "PASS  lat.mean<=0.1053ms: measured 102.9 us (--volume custom:iops=5000,mbps=200,lat_ms=0.1)"));
+  auto slow = check_expectations(
+      profiles::volume_expectations(volume("custom:iops=5000,mbps=200,lat_ms=0.09"), qd1, 0.95), r);
+  CHECK_FALSE(slow[0].met);
+  rep.expectations = slow;
+  auto xml = render_junit(rep);
+  CHECK_THAT(xml, Contains("name=\"lat.mean&lt;=0.09474ms\""));
+  CHECK_THAT(xml, Contains("<failure message=\"FAIL  lat.mean&lt;=0.09474ms: measured 102.9 us"));
+}
+
+TEST_CASE("lat_ms is not judged on a workload that queues, nor without lat_ms", "[volumes][custom]") {
+  JobSpec deep;
+  deep.bs = 4096;
+  deep.iodepth = 32;
+  deep.numjobs = 1;
+  auto judged = profiles::volume_expectations(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), deep, 0.95);
+  REQUIRE(judged.size() == 1);
+  CHECK(judged[0].text == "iops>=4750");
+  JobSpec two_jobs = deep;
+  two_jobs.iodepth = 1;
+  two_jobs.numjobs = 2;
+  CHECK_FALSE(
+      profiles::volume_latency_expectation(volume("custom:iops=5000,mbps=200,lat_ms=0.1"), two_jobs, 0.95)
+          .has_value());
+  JobSpec qd1 = two_jobs;
+  qd1.numjobs = 1;
+  auto no_lat = profiles::volume_expectations(volume("custom:iops=5000,mbps=200"), qd1, 0.95);
+  REQUIRE(no_lat.size() == 1);
+  CHECK(no_lat[0].quantity == Quantity::Iops);
+}
+
 TEST_CASE("bad --volume custom: arguments name what is wrong and the form", "[volumes][custom]") {
   struct Case {
     const char* v;

@@ -226,3 +226,61 @@ TEST_CASE("accept's fio-json: each phase a group of jobs, disk_util summed, the 
   CHECK(j.contains("fio version"));
   CHECK(j.contains("global options"));
 }
+
+// Issue 17: cmd/accept.cpp built this report inline; now one pure function.
+TEST_CASE("accept_report: the phases that ran, each judged; the rest planned, not run",
+          "[accept][assemble]") {
+  const std::vector<SuitePhase> suite = {
+      rate_phase("random write IOPS", RwMode::RandWrite, 4096, Quantity::Iops, 1237),
+      rate_phase("random read IOPS", RwMode::RandRead, 4096, Quantity::Iops, 1237),
+      rate_phase("sequential read throughput", RwMode::Read, 1 << 20, Quantity::Bandwidth, 23 * kMiB)};
+  auto first = run_of(suite[0], std::vector<uint64_t>(6, 1237));
+  first.device = "/dev/loop7";
+  first.preflight = "safe";
+  auto second = run_of(suite[1], std::vector<uint64_t>(6, 600));
+  second.device = "/dev/loop7";
+
+  SECTION("every phase ran") {
+    auto third = run_of(suite[2], std::vector<uint64_t>(4, 23));
+    auto r =
+        accept_report("custom:iops=1237,mbps=23", 0.95, suite, {first, second, third}, {"loop7", {}, ""});
+    CHECK(r.volume == "custom:iops=1237,mbps=23");
+    CHECK(r.tolerance == 0.95);
+    CHECK(r.device == "/dev/loop7");  // the report's, not the argument
+    CHECK(r.preflight == "safe");
+    CHECK(r.preflight_safe);
+    REQUIRE(r.phases.size() == 3);
+    CHECK(r.planned ==
+          std::vector<std::string>{"random write IOPS", "random read IOPS", "sequential read throughput"});
+    CHECK(r.phases[0].verdict.passed);
+    CHECK_FALSE(r.phases[1].verdict.passed);  // 600 of 1,237
+    CHECK(r.phases[1].verdict.line == judge_phase(suite[1], second, 0.95).line);
+    CHECK_FALSE(r.passed());
+    CHECK(render_accept(r, OutputFormat::Text) == render_accept_text(r));
+    CHECK(render_accept(r, OutputFormat::Json) == accept_json(r).dump(2) + "\n");
+    CHECK(render_accept(r, OutputFormat::Junit) == render_accept_junit(r));
+  }
+  SECTION("interrupted after the first phase: the rest not run, the report says why") {
+    auto r =
+        accept_report("v", 0.95, suite, {first}, {"loop7", {}, "interrupted by Interrupt after 1 phase"});
+    REQUIRE(r.phases.size() == 1);
+    CHECK(r.ended == "interrupted by Interrupt after 1 phase");
+    CHECK_FALSE(r.passed());
+    CHECK_THAT(render_accept_text(r), Contains("NOT RUN  random read IOPS"));
+  }
+  SECTION("refused: no phase, the refusal's device and summary") {
+    auto r =
+        accept_report("v", 0.95, suite, {}, {"/dev/loop7", std::string("refused: holds ext4"), "refused"});
+    CHECK(r.phases.empty());
+    CHECK(r.device == "/dev/loop7");
+    CHECK_FALSE(r.preflight_safe);
+    CHECK(r.preflight == "refused: holds ext4");
+    CHECK_THAT(render_accept_junit(r), Contains("refused: holds ext4"));
+  }
+  SECTION("nothing ran and nothing refused: not run") {
+    auto r = accept_report("v", 0.95, suite, {}, {"loop7", {}, "interrupted before the first phase"});
+    CHECK(r.device == "loop7");
+    CHECK(r.preflight == "not run");
+    CHECK(r.preflight_safe);
+  }
+}

@@ -463,23 +463,23 @@ struct PhaseFixture : Fixture {
 
 }  // namespace
 
-TEST_CASE("run_phases: one preflight, then each phase applied, rechecked, run, zeroed when it wrote, restored",
-          "[run][phases]") {
+TEST_CASE(
+    "run_phases: one preflight, then each phase applied, rechecked, run, restored; one zeroing at the end",
+    "[run][phases]") {
   PhaseFixture f;
   auto end = f.go_phases();
   CHECK(end.end.why == Outcome::Ok);
   REQUIRE(end.phases.size() == 3);
   CHECK(end.phases[1].phase.name == "random read IOPS");
-  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0",
-                                                "next 0", "apply", "recheck", "engine", "zero", "restore",
-                                                "next 1", "apply", "recheck", "engine", "restore",
-                                                "next 2", "apply", "recheck", "engine", "zero", "restore",
-                                                "next 3"});
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "next 0", "apply", "recheck", "engine",
+                                                "restore", "next 1", "apply", "recheck", "engine", "restore",
+                                                "next 2", "apply", "recheck", "engine", "restore", "next 3",
+                                                "zero"});
   CHECK_FALSE(f.log.has("report"));  // the caller writes the one report of the whole run
   CHECK(f.tuner.changed.empty());
 }
 
-TEST_CASE("run_phases zeroes after every writing phase, only inside that phase's region", "[run][phases]") {
+TEST_CASE("run_phases zeroes each region a phase wrote once, at the end, only inside it", "[run][phases]") {
   PhaseFixture f;
   f.phases.phases[0].spec.offset_percent = 25;
   f.phases.phases[0].spec.size_percent = 50;
@@ -499,6 +499,117 @@ TEST_CASE("run_phases zeroes after every writing phase, only inside that phase's
   }
   CHECK(f.zeroing.zeroed[0].offset == 16 * kMiB);
   CHECK(f.zeroing.zeroed[1].offset == 1 * kMiB);
+  CHECK(f.log.calls.back() == "zero");
+}
+
+// Issue 17: a curve paid one zeroing per step (~1 s each on a throttled device).
+TEST_CASE("run_phases zeroes once after the last writing phase, not after every phase", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases.clear();
+  for (int qd = 1; qd <= 16; qd *= 2) {
+    f.phases.phases.push_back(phase("QD", RwMode::RandWrite));
+    f.phases.phases.back().spec.iodepth = static_cast<uint32_t>(qd);
+  }
+  REQUIRE(f.go_phases().end.why == Outcome::Ok);
+  CHECK(f.engine.regions.size() == 5);
+  REQUIRE(f.zeroing.zeroed.size() == 1);
+  CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "zero") == 1);
+  CHECK(f.log.calls.back() == "zero");  // after the last phase's engine and restore
+  CHECK(f.zeroing.zeroed[0].offset == f.engine.regions.back()->offset);
+  CHECK(f.zeroing.zeroed[0].size == f.engine.regions.back()->size);
+}
+
+TEST_CASE("run_phases: regions whose edges are the same bytes are zeroed once", "[run][phases]") {
+  PhaseFixture f;  // 64 MiB: the 4 KiB and the 1 MiB grids end at the same byte
+  f.phases.phases[2].spec.bs = 1 << 20;
+  REQUIRE(f.go_phases().end.why == Outcome::Ok);
+  CHECK(f.zeroing.zeroed.size() == 1);
+  PhaseFixture odd;  // 1 MiB writes stop short of an odd size's end: two sets of edges
+  odd.preflight.size = 64 * kMiB + 4096;
+  odd.phases.phases[2].spec.bs = 1 << 20;
+  REQUIRE(odd.go_phases().end.why == Outcome::Ok);
+  CHECK(odd.zeroing.zeroed.size() == 2);
+}
+
+TEST_CASE("run_phases zeroes what was written on every way out", "[run][phases]") {
+  auto zeroed_once_last = [](const PhaseFixture& f) {
+    CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "zero") == 1);
+    CHECK(f.log.calls.back() == "zero");
+  };
+  SECTION("the engine fails in the second phase") {
+    PhaseFixture f;
+    f.engine.fail_on = 2;
+    CHECK(f.go_phases().end.why == Outcome::EngineFailed);
+    zeroed_once_last(f);
+  }
+  SECTION("the recheck refuses before the second phase: the first phase's data is zeroed") {
+    struct RefuseSecond : FakePreflight {
+      int rechecks = 0;
+      using FakePreflight::FakePreflight;
+      safety::Verdict recheck(const safety::Checked& c) override {
+        safe_again = ++rechecks < 2;
+        return FakePreflight::recheck(c);
+      }
+    };
+    PhaseFixture f;
+    RefuseSecond preflight(f.log);
+    auto end = run::run_phases(f.req, {preflight, f.tuner, f.engine, f.zeroing, f.host, f.files, f.outputs},
+                               f.phases.next());
+    CHECK(end.end.why == Outcome::Refused);
+    CHECK(end.phases.size() == 1);
+    zeroed_once_last(f);
+  }
+  SECTION("a later phase is bad input") {
+    PhaseFixture f;
+    f.phases.phases[1].spec.bs = 1000;
+    CHECK(f.go_phases().end.why == Outcome::BadInput);
+    zeroed_once_last(f);
+  }
+  SECTION("the stop flag inside the first phase") {
+    PhaseFixture f;
+    f.engine.interrupt = &f.stop;
+    CHECK(f.go_phases().end.why == Outcome::Interrupted);
+    zeroed_once_last(f);
+  }
+  SECTION("nothing written: a refusal, or read phases only, zeroes nothing") {
+    PhaseFixture f;
+    f.preflight.safe_again = false;
+    CHECK(f.go_phases().end.why == Outcome::Refused);
+    CHECK_FALSE(f.log.has("zero"));
+    PhaseFixture reads;
+    reads.phases.phases = {phase("random read IOPS", RwMode::RandRead)};
+    CHECK(reads.go_phases().end.why == Outcome::Ok);
+    CHECK_FALSE(reads.log.has("zero"));
+  }
+}
+
+TEST_CASE("run_phases: edges the zeroing could not clear end the sequence, or join its failure",
+          "[run][phases]") {
+  struct FailingZeroing : FakeZeroing {
+    using FakeZeroing::FakeZeroing;
+    Result<std::vector<safety::ByteRange>> zero(const safety::Checked& c, const Region& r) override {
+      (void)FakeZeroing::zero(c, r);
+      return make_error("cannot zero the edges of /dev/fake0: Input/output error");
+    }
+  };
+  PhaseFixture f;
+  FailingZeroing zeroing(f.log);
+  auto go = [&] {
+    return run::run_phases(f.req, {f.preflight, f.tuner, f.engine, zeroing, f.host, f.files, f.outputs},
+                           f.phases.next());
+  };
+  auto end = go();
+  CHECK(end.end.why == Outcome::EdgesNotZeroed);
+  CHECK(run::exit_code(end.end.why) == 1);
+  CHECK_THAT(end.end.message,
+             Catch::Matchers::StartsWith("the benchmark data is still at the edges of /dev/fake0"));
+  CHECK(end.phases.size() == 3);
+  f.log.calls.clear();
+  f.engine.runs = 0;
+  f.engine.fail_on = 2;
+  end = go();
+  CHECK(end.end.why == Outcome::EngineFailed);
+  CHECK_THAT(end.end.message, Catch::Matchers::Contains("; and the benchmark data is still at the edges"));
 }
 
 TEST_CASE("run_phases: a refused device runs no phase", "[run][phases]") {
@@ -519,7 +630,7 @@ TEST_CASE("run_phases: the first failure ends the sequence, settings restored", 
     auto end = f.go_phases();
     CHECK(end.end.why == Outcome::EngineFailed);
     CHECK(end.phases.size() == 1);
-    CHECK(f.log.calls.back() == "restore");
+    CHECK(f.log.calls.back() == "zero");  // the first phase wrote
     CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "engine") == 2);
     CHECK(f.tuner.changed.empty());
   }
@@ -553,8 +664,7 @@ TEST_CASE("run_phases honours the stop flag inside a phase and between phases", 
     REQUIRE(end.phases.size() == 1);
     CHECK(end.phases[0].report.results.interrupted);
     CHECK(std::count(f.log.calls.begin(), f.log.calls.end(), "engine") == 1);
-    CHECK(f.log.has("zero"));
-    CHECK(f.log.calls.back() == "restore");
+    CHECK(f.log.calls.back() == "zero");
   }
   SECTION("between phases: after the first phase's restore, the next phase is not asked for") {
     struct StopOnRestore : FakeTuner {
@@ -576,7 +686,7 @@ TEST_CASE("run_phases honours the stop flag inside a phase and between phases", 
     CHECK(end.phases.size() == 1);
     CHECK_FALSE(end.phases[0].report.results.interrupted);
     CHECK_FALSE(f.log.has("next 1"));
-    CHECK(f.log.calls.back() == "restore");
+    CHECK(f.log.calls.back() == "zero");
   }
   SECTION("before the first phase: no preflight, nothing changed") {
     PhaseFixture f;

@@ -3,6 +3,7 @@
 // (one testcase per metric) and HTML.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 
 #include "diskprobe/acceptance/burst.h"
 #include "diskprobe/acceptance/suite.h"
+#include "diskprobe/report/report.h"
 #include "diskprobe/report/run_report.h"
 
 namespace diskprobe {
@@ -47,6 +49,21 @@ struct AcceptReport {
   std::string ended;                 // why the suite stopped early; empty when every phase ran
   bool passed() const;               // every phase ran and every judged metric is within tolerance
 };
+
+// How the suite's one claim of the device ended, in the report's words.
+struct AcceptEnding {
+  std::string device;                  // a refusal's device, else the DEVICE as given
+  std::optional<std::string> refusal;  // the preflight's (or a recheck's) summary when it refused
+  std::string ended;                   // why the suite stopped early; empty when it ran to its end
+};
+
+// accept's report from the phases that ran (ran[i] is suite[i]'s report), each judged
+// (judge_phase) against the volume at `tolerance`.
+AcceptReport accept_report(const std::string& volume, double tolerance, const std::vector<SuitePhase>& suite,
+                           const std::vector<RunReport>& ran, const AcceptEnding& ending);
+
+// The report in one of accept's formats (text for any other).
+std::string render_accept(const AcceptReport& r, OutputFormat format);
 
 std::string render_accept_text(const AcceptReport& r);
 nlohmann::json accept_json(const AcceptReport& r);

@@ -3,6 +3,7 @@
 // volume outside it, "custom:iops=N,mbps=M[,lat_ms=L]" (a private cloud, a throttled device).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,5 +41,17 @@ Result<double> parse_tolerance(std::string_view text);
 // One expectation at `tolerance` of what limits this workload on that volume: IOPS when
 // IOPS x bs stays under the throughput limit, throughput otherwise.
 Expectation volume_expectation(const VolumePerformance& v, const JobSpec& spec, double tolerance);
+
+// lat_ms on a QD 1 workload (one job, one I/O in flight: a latency profile; deeper, latency
+// is the queue's): the mean total latency (fio's lat, slat + clat: what the application
+// waits) at most lat_ms / tolerance, as accept judges its QD1 phases. nullopt when the volume
+// gives no lat_ms or the workload queues.
+std::optional<Expectation> volume_latency_expectation(const VolumePerformance& v, const JobSpec& spec,
+                                                      double tolerance);
+
+// What `run --volume` expects: the latency on a QD 1 workload of a volume with lat_ms (one
+// I/O in flight cannot reach the provisioned IOPS), else volume_expectation.
+std::vector<Expectation> volume_expectations(const VolumePerformance& v, const JobSpec& spec,
+                                             double tolerance);
 
 }  // namespace diskprobe::profiles

@@ -55,9 +55,10 @@ Ended run(const Request& req, const Steps& steps);
 
 // A multi-phase run (accept's phases, curve's steps) on one device: one preflight, in write
 // mode when any phase writes, and one claim held across all phases; each phase on its own
-// tuning plan, applied before it and restored after it; the edges zeroed after every phase
-// that wrote. req.spec is the first phase's spec (for the refusal report); req.expectations
-// are ignored: each phase carries its own.
+// tuning plan, applied before it and restored after it; the edges of what the phases wrote
+// zeroed once, when the sequence ends, on every way out (done, failed, refused, interrupted).
+// req.spec is the first phase's spec (for the refusal report); req.expectations are ignored:
+// each phase carries its own.
 struct Phase {
   std::string name;                       // "random write IOPS", "QD 8"
   JobSpec spec;
