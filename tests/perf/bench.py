@@ -471,7 +471,12 @@ def instr_argv(tool, args, dev, n):
         return [args.diskprobe, "run", "--profile", "essd-plx-latency", dev, "--no-tune", "--no-paranoid",
                 "--rw", "randread", "--bs", "4k", "--iodepth", "32", "--numjobs", "1", "--time_based", "false",
                 "--io_size", str(size), "--ramp_time", "0", "--direct", "true", "--pinning", pinning(w),
-                "--hold_cstates", "false", "--output-format", "json"]
+                "--hold_cstates", "false", "--output-format", "json",
+                # The difference of two runs counts per I/O only when both ran alike: with
+                # force_async=auto each run's probe may keep IOSQE_ASYNC or not (on zram it
+                # flips with the machine's noise), and the two modes batch completions
+                # differently (cgpair on zram: 253-268 without, 279-297 with). 0 is fio's path.
+                "--force_async", "0"]
     extra = list(FIO_TUNED) if tool == "fio-tuned" else []
     return ["fio", "--name=bench", f"--filename={dev}", "--ioengine=io_uring", "--rw=randread", "--bs=4k",
             "--iodepth=32", "--numjobs=1", "--direct=1", f"--io_size={size}", "--output-format=json"] + extra
