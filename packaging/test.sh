@@ -29,11 +29,9 @@ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=
       -DDISKPROBE_TESTS=OFF >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz
 tests/fuzz/run.sh build-fuzz 12
-# The QEMU test bed (label vm), the fleet playbook's run of the .deb (label fleet) and the
-# side-by-side comparisons with fio (label fio: minutes of alternating timed rounds) ran
-# above; under ASan they would boot the same guest, install the same package and time an
-# instrumented binary against fio again, slower and to no new end.
-ctest_args=(-LE '^(vm|fleet|fio)$')
+# The QEMU test bed (label vm) and the fleet playbook's run of the .deb (label fleet) ran
+# above; under ASan they would boot the same guest and install the same package again, slower.
+ctest_args=(-LE '^(vm|fleet)$')
 # halt_on_error: a sanitizer report fails the test instead of scrolling past.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
