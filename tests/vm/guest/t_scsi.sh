@@ -15,5 +15,6 @@ run_dp 0 run --profile essd-plx-latency sda --runtime 3 --output-format json
 irq_snapshot "^$v-request\$" > "$T/irq.after"
 expect_eq "job CPU" "$(json "$T/out" 'd["jobs"][0]["cpu"]')" "$cpu"
 irq_delta "$T/irq.before" "$T/irq.after" | tee "$T/delta"
-expect_cpu_took "$cpu" "$T/delta" sda
+ios=$(json "$T/out" 'd["jobs"][0]["write"]["ios"]')
+expect_cpu_took_job "$cpu" "$T/delta" "$ios" sda
 check_restored "$T/settings.before" sda
