@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 namespace diskprobe::safety {
@@ -42,10 +45,18 @@ std::vector<ByteRange> edge_ranges(uint64_t size, const Region& region) {
   return edge_ranges(size, region.offset, region.write_bs, region.write_end());
 }
 
+// Zeroes go out as 1 MiB direct writes: one bio each, where buffered writes left the page
+// cache to write back a bio per 4 KiB page. A device throttled per I/O (a provisioned cloud
+// volume, blkio.throttle) counts bios, so at 50 write IOPS zeroing 4 MiB took 20 s buffered
+// and now takes a fifth of a second. A chunk the device will not take direct (EINVAL: not
+// aligned to its logical block size) is written through the page cache instead; fdatasync
+// then flushes both, and the device's write cache.
 Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& path, uint64_t size,
                                           const Region& region) {
   if (!held.valid()) return make_error("cannot zero the edges of " + path + ": no held descriptor");
-  auto fd = Fd::open("/proc/self/fd/" + std::to_string(held.get()), O_WRONLY);
+  const std::string self = "/proc/self/fd/" + std::to_string(held.get());
+  auto fd = Fd::open(self, O_WRONLY | O_DIRECT);
+  if (!fd) fd = Fd::open(self, O_WRONLY);
   if (!fd) return make_error("cannot zero the edges of " + path + ": " + fd.error());
   struct stat a {
   }, b{};
@@ -54,13 +65,25 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
     return make_error("cannot zero the edges of " + path +
                       ": the reopened descriptor is not the device held");
   }
+  Result<Fd> buffered = make_error("not opened");  // the page-cache path, opened on first need
   auto ranges = edge_ranges(size, region);
-  const std::vector<char> zeros(1 << 20, 0);
+  constexpr size_t kChunk = 1 << 20;
+  std::unique_ptr<void, decltype(&std::free)> zeros(std::aligned_alloc(4096, kChunk), &std::free);
+  if (!zeros) return make_error("cannot zero the edges of " + path + ": out of memory");
+  std::memset(zeros.get(), 0, kChunk);
   for (const auto& r : ranges) {
     uint64_t done = 0;
     while (done < r.length) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(zeros.size(), r.length - done));
-      ssize_t w = ::pwrite(fd->get(), zeros.data(), n, static_cast<off_t>(r.offset + done));
+      size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, r.length - done));
+      const auto at = static_cast<off_t>(r.offset + done);
+      int to = fd->get();
+      ssize_t w = ::pwrite(to, zeros.get(), n, at);
+      if (w < 0 && errno == EINVAL) {
+        if (!buffered) buffered = Fd::open(self, O_WRONLY);
+        if (!buffered) return make_error("cannot zero the edges of " + path + ": " + buffered.error());
+        to = buffered->get();
+        w = ::pwrite(to, zeros.get(), n, at);
+      }
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) {
         return make_error(errno_message("pwrite", path + " at offset " + std::to_string(r.offset + done),
@@ -69,7 +92,7 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
       done += static_cast<uint64_t>(w);
     }
   }
-  while (::fdatasync(fd->get()) != 0) {
+  while (::fdatasync(fd->get()) != 0) {  // the device's inode: the page-cache chunks too
     if (errno != EINTR) return make_error(errno_message("fdatasync", path, errno));
   }
   return ranges;
