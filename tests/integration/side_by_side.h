@@ -64,10 +64,11 @@ inline double range(const std::vector<double>& v) {
 // only makes both tools low: diskprobe's median may be `bound` above the limit (more only where
 // fio's own median is above it too), and below it by `bound` or by as much as fio's median is
 // below, less fio's spread. The comparison goes on, up to max_rounds, while it is outside.
-// Six, not four: in one CI run something on the machine slowed QD1 writes for two rounds in a
-// row (fio 8% low, diskprobe 56% low; the next two rounds both within 0.1%), and a median of
-// four was the mean of a slowed round and a good one. Two more rounds outvote such a stretch;
-// a real departure stays outside in every round.
+// Six, not four: in one CI run the device itself was slower than the limit for two rounds in a
+// row (QD1 writes through a loop device to the system disk: fio 8% low, diskprobe 56% low; the
+// next two rounds both within 0.1%; the rate cases now use a loop device in memory), and a
+// median of four was the mean of a slowed round and a good one. Two more rounds outvote such a
+// stretch; a real departure stays outside in every round.
 struct RateRounds {
   double bound;
   int min_rounds = 2, max_rounds = 6;
