@@ -1,7 +1,10 @@
 // `diskprobe accept` end to end on loop devices throttled by cgroup v1 blkio to odd limits,
 // standing in for provisioned volumes: within the limits it accepts, at half one it does not
 // and names the metric, a burst is named and the sustained rate judged, a device holding a
-// filesystem is refused untouched. Under two minutes in all.
+// filesystem is refused untouched. Under two minutes in all. The cases tagged [slow] spend
+// their time waiting on throttled or steady-state phases and check figures and documents, not
+// memory: the sanitizer build leaves them out (tests/CMakeLists.txt); the first case runs
+// accept end to end there.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -128,7 +131,7 @@ TEST_CASE(
 }
 
 TEST_CASE("accept on a loop throttled to half the volume's write IOPS: exit 4, naming the metric",
-          "[accept]") {
+          "[accept][slow]") {
   if (!have_throttle()) std::exit(77);
   auto loop = testing::make_loop(256ull << 20);
   testing::BlkioCgroup cg("diskprobe-accept-half-" + std::to_string(::getpid()));
@@ -152,7 +155,7 @@ TEST_CASE("accept on a loop throttled to half the volume's write IOPS: exit 4, n
 }
 
 TEST_CASE("a burst, then the throttle lowered: the report names the burst and judges the sustained rate",
-          "[accept][burst]") {
+          "[accept][burst][slow]") {
   if (!have_throttle()) std::exit(77);
   auto loop = testing::make_loop(256ull << 20);
   testing::BlkioCgroup cg("diskprobe-accept-burst-" + std::to_string(::getpid()));
@@ -251,7 +254,7 @@ TEST_CASE("accept's bad input: one line naming what is wrong, exit 2, the device
 // Issue 18: accept's outputs for the tools people already run, read by those tools. No
 // throttle: the figures are not what is tested, the documents are.
 TEST_CASE("accept's openmetrics passes promtool and its fio-json+ is read by fio_jsonplus_clat2csv",
-          "[accept][openmetrics][fio-json]") {
+          "[accept][openmetrics][fio-json][slow]") {
   auto loop = testing::make_loop(64ull << 20);
   testing::TempDir tmp("diskprobe-accept-out");
   auto accept_to = [&](const char* format, const std::string& file) {

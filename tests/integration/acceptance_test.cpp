@@ -186,7 +186,7 @@ TEST_CASE("bad expectation syntax: exit 2, the bad part marked, the device untou
   CHECK(testing::edges(loop.path(), 64ull << 20) == before);
 }
 
-TEST_CASE("every built-in profile runs for 2 s on a scratch loop device", "[acceptance][profiles]") {
+TEST_CASE("every built-in profile runs for 1 s on a scratch loop device", "[acceptance][profiles]") {
   auto list = run_diskprobe({"profiles", "--json"});
   REQUIRE(list.exit_code == 0);
   auto profiles = nlohmann::json::parse(list.out);
@@ -199,7 +199,7 @@ TEST_CASE("every built-in profile runs for 2 s on a scratch loop device", "[acce
     auto bs = nlohmann::json::parse(shown.out)["bs_bytes"].get<uint64_t>();
     std::string size = bs > (64ull << 20) ? std::to_string(bs) : "64M";
     std::string scratch = bs > (64ull << 20) ? std::to_string(2 * bs) : "256M";
-    auto r = run_diskprobe({"run", "--profile", name, "--scratch", scratch, "--runtime", "2", "--time_based",
+    auto r = run_diskprobe({"run", "--profile", name, "--scratch", scratch, "--runtime", "1", "--time_based",
                             "1", "--size", size, "--no-tune"});
     INFO(name << ": " << r.err);
     CHECK(r.exit_code == 0);
