@@ -36,6 +36,7 @@ class Workload {
       for (int d = 0; d < 2; ++d) perm_[d].reset(p.nblocks_dir[d], rng_.next());
     }
     if (p.track_writes) written_ = p.written[job];
+    ahead_draw_ = random_ && p.randommap && !written_;
     limit_ = p.bytes_limit ? p.bytes_limit : UINT64_MAX;
     region_start_ = p.region_start;
     bs_[0] = p.bs[0];
@@ -62,8 +63,10 @@ class Workload {
   [[gnu::always_inline]] uint64_t next_offset(bool w) {
     issued_ += bs_[w];
     uint64_t block;
-    if (random_) {
-      block = randommap_ ? draw(w) : rng_.below(p_.nblocks_dir[w]);
+    if (ahead_draw_) {
+      block = draw_ahead(w);
+    } else if (random_) {
+      block = randommap_ ? perm_[w].next() : rng_.below(p_.nblocks_dir[w]);
     } else {
       uint64_t& n = next_block_[w];
       block = n;
@@ -255,12 +258,12 @@ class Workload {
     if (random_) o.perm = perm_[1];
   }
 
-  // The random map's next block: from blocks walked ahead, or one at a time when verify
-  // tracks this job's writes (it asks the map which blocks were handed out). The walk, its
-  // keys in registers, saves ~13 user instructions an I/O over a next() call each (issue 15;
-  // callgrind, 4k randread QD32 on zram: the map 41 -> 27, handing out +4).
-  [[gnu::always_inline]] uint64_t draw(bool w) {
-    if (written_) return perm_[w].next();
+  // The random map's next block from blocks walked ahead; one at a time (perm_.next()) when
+  // verify tracks this job's writes, as it asks the map which blocks were handed out. The
+  // walk, its keys in registers, saves ~13 user instructions an I/O over a next() call each
+  // (issue 15; callgrind, 4k randread QD32 on zram: the map 41 -> 27, handing out +4). Which
+  // of the two is fixed for the job (ahead_draw_): one test an I/O instead of three.
+  [[gnu::always_inline]] uint64_t draw_ahead(bool w) {
     Ahead& a = ahead_[w];
     if (a.pos == kAhead) [[unlikely]] {
       perm_[w].next_n(a.blocks, kAhead);
@@ -292,6 +295,7 @@ class Workload {
   // Copies of the plan's per-I/O fields: read through p_ they cost a load of p_ each time,
   // since a store to a buffer may alias the plan for all the compiler knows.
   bool randommap_ = false, verify_ = false;
+  bool ahead_draw_ = false;  // random, with the map, verify not tracking writes: draw_ahead()
   uint32_t bs_[2] = {0, 0};
   uint64_t region_start_ = 0;
   uint64_t limit_ = UINT64_MAX;  // bytes_limit, MAX for none: one compare in exhausted()
