@@ -11,24 +11,16 @@
 #include <numeric>
 #include <random>
 
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/device/block_header.h"
 
 namespace diskprobe::safety {
 namespace {
 
-constexpr size_t kAlign = 4096;
+constexpr size_t kAlign = kDirectAlign;
 constexpr uint64_t kFirstLookbackChunk = 64 * 1024;  // most blocks are at most this large
 
-struct FreeDeleter {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<uint8_t[], FreeDeleter>;
-
-Buffer aligned_buffer(size_t len) {
-  void* mem = nullptr;
-  if (posix_memalign(&mem, kAlign, std::max(len, kAlign)) != 0) return Buffer();
-  return Buffer(static_cast<uint8_t*>(mem));
-}
+using Buffer = AlignedBuffer;
 
 class FdReader final : public BlockReader {
  public:

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <vector>
+
+#include "diskprobe/base/aligned_buffer.h"
 
 namespace diskprobe::safety {
 
@@ -68,7 +68,7 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
   Result<Fd> buffered = make_error("not opened");  // the page-cache path, opened on first need
   auto ranges = edge_ranges(size, region);
   constexpr size_t kChunk = 1 << 20;
-  std::unique_ptr<void, decltype(&std::free)> zeros(std::aligned_alloc(4096, kChunk), &std::free);
+  const AlignedBuffer zeros = aligned_buffer(kChunk);
   if (!zeros) return make_error("cannot zero the edges of " + path + ": out of memory");
   std::memset(zeros.get(), 0, kChunk);
   for (const auto& r : ranges) {
@@ -76,13 +76,11 @@ Result<std::vector<ByteRange>> zero_edges(const Fd& held, const std::string& pat
     while (done < r.length) {
       size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, r.length - done));
       const auto at = static_cast<off_t>(r.offset + done);
-      int to = fd->get();
-      ssize_t w = ::pwrite(to, zeros.get(), n, at);
+      ssize_t w = ::pwrite(fd->get(), zeros.get(), n, at);
       if (w < 0 && errno == EINVAL) {
         if (!buffered) buffered = Fd::open(self, O_WRONLY);
         if (!buffered) return make_error("cannot zero the edges of " + path + ": " + buffered.error());
-        to = buffered->get();
-        w = ::pwrite(to, zeros.get(), n, at);
+        w = ::pwrite(buffered->get(), zeros.get(), n, at);
       }
       if (w < 0 && errno == EINTR) continue;
       if (w <= 0) {

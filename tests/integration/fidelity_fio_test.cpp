@@ -15,13 +15,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "diskprobe/device/loop_device.h"
 #include "harness.h"
 #include "side_by_side.h"
 
@@ -165,13 +163,7 @@ TEST_CASE("throttled IOPS and bandwidth are the limit within 0.5%, as fio report
   // a QD1 4k write went to the system disk: 170 us into a hole, 200-450 us over a written
   // block, against the 200 us the 5,000 IOPS row allows; a CI run had both tools 8-56% under
   // that throttle for two rounds, each round as fast as the disk was then. On tmpfs: 29 us.
-  diskprobe::LoopDevice::Options in_memory;
-  in_memory.size_bytes = 256ull << 20;
-  if (std::filesystem::is_directory("/dev/shm")) in_memory.dir = "/dev/shm";
-  auto made = diskprobe::LoopDevice::create(in_memory);
-  INFO((made.ok() ? std::string() : made.error()));
-  REQUIRE(made.ok());
-  auto loop = std::move(made.value());
+  auto loop = testing::make_loop_in_memory(256ull << 20);
   for (const auto& c : cases) {
     DYNAMIC_SECTION(c.what) {
       testing::BlkioCgroup cg("diskprobe-fidelity-fio-" + std::to_string(::getpid()));

@@ -92,6 +92,16 @@ diskprobe::LoopDevice make_loop(uint64_t size_bytes, bool read_only) {
   return std::move(loop.value());
 }
 
+diskprobe::LoopDevice make_loop_in_memory(uint64_t size_bytes) {
+  diskprobe::LoopDevice::Options o;
+  o.size_bytes = size_bytes;
+  if (std::filesystem::is_directory("/dev/shm")) o.dir = "/dev/shm";
+  auto loop = diskprobe::LoopDevice::create(o);
+  INFO((loop.ok() ? std::string() : loop.error()));
+  REQUIRE(loop.ok());
+  return std::move(loop.value());
+}
+
 std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len) {
   std::ifstream f(path, std::ios::binary);
   REQUIRE(f.good());
@@ -213,6 +223,18 @@ void BlkioCgroup::set(const std::string& file, const std::string& value) const {
 
 std::string BlkioCgroup::run_inside(const std::string& command) const {
   return "echo $$ > " + path + "/cgroup.procs && exec " + command;
+}
+
+uint64_t BlkioCgroup::serviced(const std::string& devno, const std::string& op) const {
+  std::ifstream f(path + "/blkio.throttle.io_serviced");
+  std::string dev, what;
+  uint64_t n = 0;
+  while (f >> dev >> what) {  // "MAJ:MIN Op N" lines, then "Total N"
+    if (dev == "Total") continue;
+    f >> n;
+    if (dev == devno && what == op) return n;
+  }
+  return 0;
 }
 
 TempDir::TempDir(const std::string& prefix) {

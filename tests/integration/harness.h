@@ -54,6 +54,9 @@ int wait_exit(pid_t pid);
 
 // A loop device the test made; REQUIREs that creation worked.
 diskprobe::LoopDevice make_loop(uint64_t size_bytes = 64ull << 20, bool read_only = false);
+// The same with its backing file in memory (/dev/shm, tmpfs; $TMPDIR where there is none): no
+// disk under it, so a throttle or the tool is all that limits a rate.
+diskprobe::LoopDevice make_loop_in_memory(uint64_t size_bytes);
 
 std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len);
 std::string read_sysfs(const std::string& path);
@@ -88,6 +91,9 @@ struct BlkioCgroup {
   // A shell line that joins the cgroup and then becomes `command`: every thread and io-wq
   // worker it starts is in the cgroup before its first I/O.
   std::string run_inside(const std::string& command) const;
+  // blkio.throttle.io_serviced: the bios of `op` ("Read", "Write") the cgroup's tasks sent to
+  // device `devno` ("MAJOR:MINOR"); counted with or without a limit.
+  uint64_t serviced(const std::string& devno, const std::string& op) const;
 };
 // "MAJOR:MINOR" of a device node, as the cgroup files want it.
 std::string dev_numbers(const std::string& dev_path);

@@ -5,7 +5,6 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -151,20 +150,7 @@ TEST_CASE("zeroing the edges writes 1 MiB at a time, not a bio per 4 KiB page (t
       auto loop = testing::make_loop(64 * kMiB);
       testing::BlkioCgroup cg("diskprobe-region-zero-" + std::to_string(::getpid()));
       const std::string devno = testing::dev_numbers(loop.path());
-      auto writes = [&] {
-        std::ifstream f(cg.path + "/blkio.throttle.io_serviced");
-        std::string dev, op;
-        uint64_t n = 0;
-        while (f >> dev >> op) {
-          if (dev == "Total") {
-            f >> n;
-            continue;
-          }
-          f >> n;
-          if (dev == devno && op == "Write") return n;
-        }
-        return uint64_t{0};
-      };
+      auto writes = [&] { return cg.serviced(devno, "Write"); };
       std::vector<std::string> args{"run",          "--profile", "essd-plx-iops", loop.path(), "--no-tune",
                                     "--numjobs",    "1",         "--iodepth",     "16",        "--rw",
                                     "write",        "--time_based", "false",      "--runtime", "0",

@@ -89,10 +89,12 @@ print("cpu", *cpus)
 PY
 }
 irq_total() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= NF; i++) t += $i; print t}' "$1"; }
+# cpu_took CPU DELTA-FILE: the interrupts CPU took in DELTA-FILE.
+cpu_took() { awk -v c=$(($1 + 2)) '$1 == "cpu" {print $c}' "$2"; }
 # expect_cpu_took CPU DELTA-FILE DISK: CPU took at least 90% of the interrupts in DELTA-FILE.
 expect_cpu_took() {
   local took total
-  took=$(awk -v c=$(($1 + 2)) '$1 == "cpu" {print $c}' "$2")
+  took=$(cpu_took "$1" "$2")
   total=$(irq_total "$2")
   note "CPU $1 took $took of $3's $total completion interrupts"
   [ "$total" -gt 0 ] && [ $((took * 10)) -ge $((total * 9)) ] ||
@@ -105,7 +107,7 @@ expect_cpu_took() {
 # CPU's queue (one CI run: 413 of 3,622, and the job's CPU took 88.5% of the total).
 expect_cpu_took_job() {
   local took total
-  took=$(awk -v c=$(($1 + 2)) '$1 == "cpu" {print $c}' "$2")
+  took=$(cpu_took "$1" "$2")
   total=$(irq_total "$2")
   note "CPU $1 took $took of $4's $total completion interrupts; the job completed $3 I/Os"
   [ "$3" -gt 0 ] && [ $((took * 10)) -ge $(($3 * 9)) ] ||
