@@ -105,7 +105,7 @@ std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vec
   if (opts.settle_ns) std::this_thread::sleep_for(std::chrono::nanoseconds(opts.settle_ns));
   bool started = gate.release(static_cast<unsigned>(threads.size()));
   *started_at = std::chrono::system_clock::now();
-  if (watch && started) r.steadystate = watch->watch(gate.start_ns() + plan.ramp_ns, done);
+  if (watch && started) r.steadystate = watch->watch(gate.start_ns() + plan.ramp_ns, plan.runtime_ns, done);
   for (auto& t : threads) t.join();
   return spawn_error;
 }

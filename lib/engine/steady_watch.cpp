@@ -35,7 +35,7 @@ void SteadyWatch::sums(uint64_t& ios, uint64_t& bytes) const {
   }
 }
 
-SteadyStateResult SteadyWatch::watch(uint64_t open_at, JobsDone& done) {
+SteadyStateResult SteadyWatch::watch(uint64_t open_at, uint64_t runtime_ns, JobsDone& done) {
   SteadyStateWindow window(ss_);
   const auto ramp_ns = static_cast<uint64_t>(ss_.ramp_s * 1e9);
   const uint64_t first = open_at + ramp_ns;
@@ -45,6 +45,11 @@ SteadyStateResult SteadyWatch::watch(uint64_t open_at, JobsDone& done) {
     sums(ios_prev, bytes_prev);
     for (uint64_t i = 1;; ++i) {
       const uint64_t tick = first + i * kNsPerSec;
+      // A window that first holds at the deadline's tick did not end the run: the run ran its
+      // time out, not steady. Judging that tick would make the verdict a race between this
+      // wake-up and the jobs' drain (steady when the drain took longer, as 1 MiB I/Os on a
+      // throttled volume do), and "steady" would no longer mean "ended early".
+      if (runtime_ns && tick >= open_at + runtime_ns) break;
       if (done.wait_until(tick)) break;
       // The wake-up may come late: a sample is its own interval's rate, as fio's (1000 *
       // bytes / ms); a batch reaped just before the tick and published just after it counts in

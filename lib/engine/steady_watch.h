@@ -43,8 +43,9 @@ class SteadyWatch {
   // Whole seconds of its measured window after which each job stops; 0 = run on.
   const std::atomic<uint64_t>* stop_second() const { return &stop_second_; }
   // From the jobs' start until every one ended: the window opens at open_at (the ramp's end),
-  // the first sample covers the second after open_at + ss_ramp.
-  SteadyStateResult watch(uint64_t open_at, JobsDone& done);
+  // the first sample covers the second after open_at + ss_ramp. runtime_ns is the measured
+  // part's length (0: none); a tick at or past its end is not judged.
+  SteadyStateResult watch(uint64_t open_at, uint64_t runtime_ns, JobsDone& done);
 
  private:
   void sums(uint64_t& ios, uint64_t& bytes) const;

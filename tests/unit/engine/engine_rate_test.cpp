@@ -166,6 +166,28 @@ TEST_CASE("engine: steadystate ends a steady run early at a whole second, sample
   }
 }
 
+// The old watch judged the deadline's own tick when the jobs were still draining, so a run
+// that ran its whole time came out "steady" (accept's 8.2 s of an 8 s phase, in the guest).
+TEST_CASE("engine: steadystate first holding at the deadline is not steady, the run its full length",
+          "[engine][steadystate]") {
+  engine_fixtures::TempFile file(16 << 20);
+  for (auto engine : engines()) {
+    INFO(to_string(engine));
+    auto s = capped(engine, RwMode::RandRead, 1);
+    s.runtime_s = 3;  // ss_ramp 1 + ss_dur 2: the window fills at the deadline, no sooner
+    s.rate_iops[0] = 50;  // steady, and a paced job notices its deadline up to 20 ms late
+    s.steadystate = *parse_steadystate("iops:20%");
+    s.steadystate.duration_s = 2;
+    s.steadystate.ramp_s = 1;
+    auto r = run_jobs(s, file.target(), EngineOptions{});
+    REQUIRE(r.ok());
+    CHECK(r->steadystate.checked);
+    CHECK_FALSE(r->steadystate.attained);
+    CHECK(r->runtime_s >= 2.95);
+    CHECK(r->steadystate.iops.size() <= 1);  // the tick at 2 s only
+  }
+}
+
 TEST_CASE("engine: a run stopped before its window fills is flagged not steady", "[engine][steadystate]") {
   engine_fixtures::TempFile file(16 << 20);
   auto s = capped(EngineKind::Sync, RwMode::RandRead, 1);
