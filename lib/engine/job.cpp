@@ -38,12 +38,11 @@ void sleep_ns(uint64_t ns) {
 
 Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work) {
   size_t total = plan.slot_stride * plan.slots;
-  void* mem = nullptr;
-  if (int err = posix_memalign(&mem, kBufferAlign, total); err != 0) {
-    return make_error(errno_message("posix_memalign", std::to_string(total) + " bytes of I/O buffers", err) +
+  Buffer buf = aligned_buffer(total);
+  if (!buf) {
+    return make_error(errno_message("posix_memalign", std::to_string(total) + " bytes of I/O buffers", ENOMEM) +
                       ": lower iodepth or bs");
   }
-  Buffer buf(static_cast<uint8_t*>(mem));
   work.fill_initial(buf.get(), total);  // also faults every page in before the clock starts
   return buf;
 }

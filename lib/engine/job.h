@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "async_probe.h"
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/base/status.h"
 #include "diskprobe/stats/results.h"
 #include "job_plan.h"
@@ -40,10 +41,7 @@ struct JobOutput {
 inline constexpr uint64_t kMaxPacedSleepNs = 50'000'000;
 void sleep_ns(uint64_t ns);
 
-struct AlignedFree {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<uint8_t, AlignedFree>;
+using Buffer = AlignedBuffer;
 
 // This thread's CPU time and context switches (getrusage RUSAGE_THREAD), and the difference.
 CpuUsage thread_cpu();

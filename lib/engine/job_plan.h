@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/spec/job_spec.h"
 #include "diskprobe/spec/region.h"
 #include "diskprobe/spec/target.h"
@@ -14,7 +15,7 @@
 
 namespace diskprobe::engine {
 
-constexpr size_t kBufferAlign = 4096;
+constexpr size_t kBufferAlign = kDirectAlign;
 
 struct JobPlan {
   const JobSpec* spec = nullptr;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/base/fd.h"
 #include "ring.h"
 
@@ -65,12 +66,10 @@ UringFeatures probe_uring_features() {
 
   // One page, as the engine registers its aligned I/O buffers.
   constexpr size_t kPage = 4096;
-  void* mem = nullptr;
-  if (::posix_memalign(&mem, kPage, kPage) != 0) {
+  if (AlignedBuffer page = aligned_buffer(kPage); !page) {
     out.features.push_back({"fixed buffers", false, "posix_memalign: out of memory"});
   } else {
-    std::unique_ptr<void, decltype(&std::free)> hold(mem, &std::free);
-    iovec iov{mem, kPage};
+    iovec iov{page.get(), kPage};
     int ret = ring.register_buffers(&iov, 1);
     out.features.push_back(
         {"fixed buffers", ret == 0, ret == 0 ? "" : kernel_says("io_uring_register_buffers", ret)});

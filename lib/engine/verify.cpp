@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/base/fd.h"
 
@@ -30,10 +31,6 @@ constexpr const char* kNeverHere = "seq not written to this offset";
 // Counting a block's place in a pass walks the permutation up to it: done for the few listed
 // mismatches, and only up to this many steps (~50 ms); past it the report gives a lower bound.
 constexpr uint64_t kMaxPlaceWalk = uint64_t{1} << 24;
-
-struct FreeDeleter {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
 
 }  // namespace
 
@@ -95,9 +92,8 @@ Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, Veri
   // 1 MiB reads (at least one block): sequential and large, so the pass runs at the device's
   // bandwidth rather than its IOPS.
   const uint64_t per_read = std::max<uint64_t>(1, (1u << 20) / w.bs);
-  void* mem = nullptr;
-  if (posix_memalign(&mem, 4096, per_read * w.bs) != 0) return make_error("verify: cannot allocate a buffer");
-  std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(mem));
+  AlignedBuffer buf = aligned_buffer(per_read * w.bs);
+  if (!buf) return make_error("verify: cannot allocate a buffer");
   for (uint64_t first = 0; first < nblocks; first += per_read) {
     if (stop && stop->load(std::memory_order_relaxed)) break;
     uint64_t n = std::min(per_read, nblocks - first);

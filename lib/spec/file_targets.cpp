@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 
+#include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/base/fd.h"
 #include "diskprobe/spec/host_checks.h"
@@ -25,10 +26,6 @@ std::string gib(uint64_t bytes) {
   return buf;
 }
 
-struct FreeDeleter {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-
 // Writes `size` bytes of random data to a new file (direct where asked, so the layout does
 // not fill the page cache), the first block stamped with diskprobe's header so a later run
 // knows the file as its own.
@@ -41,9 +38,8 @@ Status lay_out(const std::string& path, uint64_t size, bool direct) {
     return make_error(errno_message("fallocate", path, err) +
                       (err == ENOSPC ? ": the filesystem is full: lower size or numjobs" : ""));
   }
-  void* mem = nullptr;
-  if (posix_memalign(&mem, 4096, kChunk) != 0) return make_error("cannot allocate the layout buffer");
-  std::unique_ptr<uint8_t, FreeDeleter> buf(static_cast<uint8_t*>(mem));
+  AlignedBuffer buf = aligned_buffer(kChunk);
+  if (!buf) return make_error("cannot allocate the layout buffer");
   std::mt19937_64 rng(std::random_device{}());
   for (size_t i = 0; i < kChunk; i += 8) {
     uint64_t v = rng();

@@ -1,50 +1,39 @@
 // Acceptance end to end: a loop device throttled to 5,000 write IOPS by cgroup v1's
 // blkio.throttle.write_iops_device stands in for a provisioned volume; CI gates on the exit
 // code and the JUnit file.
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
 
-namespace fs = std::filesystem;
 using testing::run_diskprobe;
 
 namespace {
 
 constexpr const char* kBlkio = "/sys/fs/cgroup/blkio";
 
-// A blkio cgroup this test made, removed when the test ends (diskprobe has exited by then,
-// so the group is empty and rmdir works).
-struct ThrottledGroup {
-  std::string path;
-  ThrottledGroup(const diskprobe::LoopDevice& loop, unsigned write_iops) {
-    path = std::string(kBlkio) + "/diskprobe-acceptance-" + std::to_string(::getpid());
-    REQUIRE(::mkdir(path.c_str(), 0755) == 0);
+// A blkio cgroup this test made, throttling the loop's writes; removed when the test ends
+// (diskprobe has exited by then, so the group is empty and rmdir works).
+struct ThrottledGroup : testing::BlkioCgroup {
+  ThrottledGroup(const diskprobe::LoopDevice& loop, unsigned write_iops)
+      : BlkioCgroup("diskprobe-acceptance-" + std::to_string(::getpid())) {
     std::string devno = testing::read_sysfs("/sys/block/" + loop.name() + "/dev");
-    std::ofstream f(path + "/blkio.throttle.write_iops_device");
-    f << devno << " " << write_iops << "\n";
-    f.close();
-    REQUIRE(f.good());
+    set("blkio.throttle.write_iops_device", devno + " " + std::to_string(write_iops));
     REQUIRE(testing::read_sysfs(path + "/blkio.throttle.write_iops_device") ==
             devno + " " + std::to_string(write_iops));
   }
-  ~ThrottledGroup() { ::rmdir(path.c_str()); }
-  ThrottledGroup(const ThrottledGroup&) = delete;
-  ThrottledGroup& operator=(const ThrottledGroup&) = delete;
 };
 
 // diskprobe run inside the group: the shell joins it, then becomes diskprobe.
 testing::CommandResult run_in(const ThrottledGroup& g, const std::vector<std::string>& args) {
-  std::string line = "echo $$ > " + g.path + "/cgroup.procs && exec " + std::string(DISKPROBE_BIN);
+  std::string line = std::string(DISKPROBE_BIN);
   for (const auto& a : args) line += " '" + a + "'";
-  return testing::sh(line);
+  return testing::sh(g.run_inside(line));
 }
 
 struct JunitCount {
@@ -66,17 +55,8 @@ JunitCount parse_junit(const std::string& file) {
   return c;
 }
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "diskprobe-acceptance-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    path = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("diskprobe-acceptance") {}
 };
 
 bool blkio_v1_available() {
