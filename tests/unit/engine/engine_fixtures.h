@@ -16,6 +16,14 @@
 
 namespace engine_fixtures {
 
+// The longest a time-based window may last: its runtime, then the drain of the I/Os in flight
+// at the deadline. Each of those was issued by it (give or take the loop's own turn, 20 ms)
+// and took at most the slowest latency measured. A fixed bound fails on a slow disk: a file
+// on this machine's disk once held one write 107 ms (0.607 s for 0.5), and no bug.
+inline double window_bound_s(double runtime_s, const diskprobe::Histogram& lat) {
+  return runtime_s + static_cast<double>(lat.max()) / 1e9 + 0.02;
+}
+
 // A sparse file of `size` bytes, removed when the test ends.
 class TempFile {
  public:
