@@ -45,11 +45,14 @@ double from_iops(const json& f, double iops) {
 }
 
 Result<double> whole_number(const std::string& what, std::string_view s) {
-  std::string t(s);
-  if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos) {
-    return make_error(what + " '" + t + "' is not a whole number");
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string_view::npos) {
+    return make_error(what + " '" + excerpt(s) + "' is not a whole number");
   }
-  return std::stod(t);
+  // Not std::stod: it throws out_of_range past 1.8e308 (a 310-digit argument), and a throw
+  // out of a parser ends the run with an abort instead of this line.
+  auto v = parse_decimal(s);
+  if (!v) return make_error(what + " '" + excerpt(s) + "' is too large");
+  return *v;
 }
 
 std::string fmt(double v) {
@@ -125,6 +128,13 @@ Result<json> load_volume_catalog(const std::vector<std::string>& dirs) {
 }
 
 Result<VolumePerformance> volume_performance(std::string_view volume, const json& catalog) {
+  // Far longer than any real one ("custom:iops=5000,mbps=200,lat_ms=0.25"): the errors below
+  // quote the argument, and one of 400 digits would make them a screenful.
+  constexpr size_t kMaxVolumeBytes = 128;
+  if (volume.size() > kMaxVolumeBytes) {
+    return make_error("--volume '" + excerpt(volume, 32) + "': longer than " + std::to_string(kMaxVolumeBytes) +
+                      " bytes; give it like essd-pl1:1000GiB or ebs-io1:40000");
+  }
   std::string v(volume);
   const json& types = catalog["volumes"];
   std::string known;
@@ -151,7 +161,9 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
     // A bare number is GiB, the unit the providers price in.
     double gib = 0;
     if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos) {
-      gib = std::stod(arg);
+      auto n = whole_number("--volume " + v + ": size", arg);
+      if (!n) return make_error(n.error() + "; give the size like 1000GiB");
+      gib = *n;
     } else {
       auto bytes = parse_size(arg);
       if (!bytes) return make_error("--volume " + v + ": " + bytes.error() + "; give the size like 1000GiB");

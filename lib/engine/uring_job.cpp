@@ -305,7 +305,7 @@ template <bool kExtras>
   nfree_ = nfree;
   flush();
   const unsigned seen = tail - head0;
-  if (seen) io_uring_smp_store_release(cq.khead, tail);
+  io_uring_cq_advance(ring, seen);  // liburing's own release store of the head; no-op at 0
   reaped_ += seen;
 }
 

@@ -210,6 +210,42 @@ TEST_CASE("volume arguments outside the published ranges are refused with the ra
   }
 }
 
+// expect_fuzz found it: a 400-digit number went to std::stod, which threw out_of_range, and
+// the uncaught throw aborted the command instead of naming the bad argument.
+TEST_CASE("a volume number too large for a double is refused with one line, not an abort", "[volumes]") {
+  const std::string huge(400, '9');
+  struct Case {
+    std::string v;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"ebs-io1:" + huge, "longer than 128 bytes"},   // IOPS
+      {"essd-pl1:" + huge, "longer than 128 bytes"},  // a bare size, in GiB
+      {"ebs-gp3:" + huge + ",500", "longer than 128 bytes"},
+      {"ebs-gp3:3000," + huge + "MB/s", "longer than 128 bytes"},
+      {"custom:iops=" + huge + ",mbps=1", "longer than 128 bytes"},
+      // As long as an argument may be, and finite: the published range refuses it.
+      {"ebs-io1:" + std::string(120, '9'), "IOPS 1e+120 is outside the type's range"},
+      {"essd-pl1:" + std::string(119, '9'), "size 1e+119 GiB is outside the type's range"},
+      {"essd-pl1:" + std::string(110, '9') + "GiB", "is too large; give the size like 1000GiB"},
+      {"ebs-gp3:3000," + std::string(100, '9') + "MB/s", "throughput 1e+100 MiB/s is outside"},
+      {"custom:iops=" + std::string(100, '9') + ",mbps=" + std::string(10, '9'), ""},  // custom has no range
+  };
+  for (const auto& c : cases) {
+    INFO(c.v);
+    Result<profiles::VolumePerformance> p = make_error("not run");
+    REQUIRE_NOTHROW(p = profiles::volume_performance(c.v, catalog()));
+    if (!*c.says) {
+      CHECK(p.ok());
+      continue;
+    }
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error(), Contains(c.says));
+    CHECK(p.error().find('\n') == std::string::npos);
+    CHECK(p.error().size() < 300);
+  }
+}
+
 TEST_CASE("every catalog entry names its formula and source", "[volumes]") {
   for (const auto& [name, t] : catalog()["volumes"].items()) {
     INFO(name);
