@@ -32,7 +32,10 @@ the difference of the two whole-process totals (every thread and forked process 
 start-up and report included) over the 100k I/Os between them is its user-space instructions
 per I/O: set-up and reporting cancel out. A count, not a time, so it repeats on a noisy machine
 (within about 1%: batch sizes still follow the device's pace). Under valgrind the vDSO is not
-used, so a clock read counts as its system call's libc wrapper for both tools alike.
+used, so a clock read counts as its system call's libc wrapper for both tools alike. The
+system calls are counted the same way (--collect-systime): the instruction count follows how
+many rounds of submit and wait a run took, and a fit over the rounds (instructions/IO = a + b x
+system calls/IO) gives a, the part each I/O costs whatever the batching, to judge a change by.
 
 Per workload and round the three runs alternate (rotating which goes first), so a noisy
 neighbour on this 2-core machine hits all three alike; compare ratios, not absolutes.
@@ -452,18 +455,32 @@ INSTR_COUNTS = (20_000, 120_000)  # I/Os per counted run; the difference is per 
 
 
 def callgrind_total(argv, outdir):
-    """Runs argv under callgrind; returns the instructions of every process it made (fio forks
-    its jobs, and each process under valgrind prints its own total). --trace-children: the
-    installed diskprobe is a launcher that execs the real binary, and without it callgrind
-    counted the launcher's few hundred instructions only."""
-    cg = ["valgrind", "--tool=callgrind", "--trace-children=yes", f"--callgrind-out-file={outdir}/cg.%p"]
+    """Runs argv under callgrind; returns (instructions, system calls) of every process it made
+    (fio forks its jobs, and each process under valgrind prints its own total), and its stdout.
+    --trace-children: the installed diskprobe is a launcher that execs the real binary, and
+    without it callgrind counted the launcher's few hundred instructions only.
+    --collect-systime counts the system calls too: how many rounds of submit and wait a tool
+    needed, what the instruction count mostly follows from one run to the next."""
+    cg = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--collect-systime=yes",
+          f"--callgrind-out-file={outdir}/cg.%p"]
     p, _, _, _ = run_tool(cg + argv)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} under callgrind: exit {p.returncode}: {p.stderr.strip()[-500:]}")
-    totals = [int(line.split("refs:")[1].replace(",", "")) for line in p.stderr.splitlines() if "I   refs:" in line]
-    if not totals:
-        raise RuntimeError(f"callgrind printed no 'I refs' total for {' '.join(argv)}")
-    return sum(totals), p.stdout
+    # "==PID== Collected : Ir sysCount sysTime", one per process
+    collected = [line.split("Collected :")[1].split() for line in p.stderr.splitlines() if "Collected :" in line]
+    if not collected:
+        raise RuntimeError(f"callgrind printed no 'Collected' total for {' '.join(argv)}")
+    return (sum(int(c[0]) for c in collected), sum(int(c[1]) for c in collected)), p.stdout
+
+
+def fit_line(xs, ys):
+    """Least squares y = a + b x; (a, b), or (None, None) when the xs do not spread."""
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if len(xs) < 3 or sxx <= 1e-12:
+        return None, None
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - b * mx, b
 
 
 def instr_argv(tool, args, dev, n):
@@ -504,7 +521,7 @@ def bench_instructions(kind, args):
           f"{INSTR_COUNTS[1] // 1000}k I/Os - count at {INSTR_COUNTS[0] // 1000}k) / "
           f"{(INSTR_COUNTS[1] - INSTR_COUNTS[0]) // 1000}k")
     sys.stdout.flush()
-    per_io, totals = {}, {}
+    per_io, calls, totals = {}, {}, {}
     outdir = tempfile.mkdtemp(prefix="diskprobe-bench-cg-")
     cleanups.append(lambda: shutil.rmtree(outdir, ignore_errors=True))
     # The count follows how completions fall into reaps (the device's pace against the tool's),
@@ -520,15 +537,24 @@ def bench_instructions(kind, args):
                     raise RuntimeError(f"{tool} did {ios_done(tool, out)} I/Os, not {n}: the count would be wrong")
                 counts.append(total)
             totals.setdefault(tool, []).append(counts)
-            per_io.setdefault(tool, []).append((counts[1] - counts[0]) / (INSTR_COUNTS[1] - INSTR_COUNTS[0]))
-            print(f"bench: {kind}: round {r + 1}: counted {tool}: {per_io[tool][-1]:,.1f}/IO", file=sys.stderr)
+            between = INSTR_COUNTS[1] - INSTR_COUNTS[0]
+            per_io.setdefault(tool, []).append((counts[1][0] - counts[0][0]) / between)
+            calls.setdefault(tool, []).append((counts[1][1] - counts[0][1]) / between)
+            print(f"bench: {kind}: round {r + 1}: counted {tool}: {per_io[tool][-1]:,.1f}/IO, "
+                  f"{calls[tool][-1]:.3f} system calls/IO", file=sys.stderr)
     med = {tool: statistics.median(per_io[tool]) for tool in TOOLS}
     print()
-    print(f"| tool | instructions/IO, median of {rounds} | range | diskprobe vs tool |")
-    print("|---|---:|---:|---:|")
+    print(f"| tool | instructions/IO, median of {rounds} | range | diskprobe vs tool | system calls/IO "
+          f"| fit: per I/O + per system call |")
+    print("|---|---:|---:|---:|---:|---:|")
     for tool in TOOLS:
+        a, b = fit_line(calls[tool], per_io[tool])
+        fit = "-" if a is None else f"{a:,.0f} + {b:,.0f}"
         print(f"| {tool} | {med[tool]:,.0f} | {min(per_io[tool]):,.0f}-{max(per_io[tool]):,.0f} | "
-              f"{fmt_ratio(div(med['diskprobe'], med[tool]))} |")
+              f"{fmt_ratio(div(med['diskprobe'], med[tool]))} | {statistics.median(calls[tool]):.3f} | {fit} |")
+    print("(system calls counted under valgrind, where a clock read is one too; the fit, over the "
+          "rounds, splits a tool's count into what each I/O costs and what each system call's round "
+          "costs, so a change can be judged apart from how completions happened to batch)")
     sys.stdout.flush()
     return [(f"{kind}: diskprobe user-space instructions/IO <= 270 (4k randread QD32, median of {rounds})",
              med["diskprobe"] <= 270)]
@@ -545,7 +571,8 @@ def main():
                     help="rounds per workload (default 5; 3 with --instructions)")
     ap.add_argument("--runtime", type=int, default=5, help="seconds per run")
     ap.add_argument("--diskprobe", default=os.path.join(REPO, "build", "cmd", "diskprobe"))
-    ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it)")
+    ap.add_argument("--cpu", help="run every tool under taskset -c CPU (default: where the scheduler puts it; "
+                                  "with --instructions the last CPU)")
     ap.add_argument("--no-rss", action="store_true", help="skip the essd-plx-iops peak RSS run")
     ap.add_argument("--free-cstates", action="store_true",
                     help="run QD1 without holding /dev/cpu_dma_latency at 0 (idle CPUs may halt)")
@@ -571,6 +598,12 @@ def main():
         return 1
     if args.vm:
         return in_vm(args)
+    if args.instructions and args.cpu is None:
+        # One CPU for the tool and the io-wq workers it makes (they take its affinity): where
+        # the scheduler put a worker beside the tool, completions came in smaller batches and
+        # the same binary counted 262 or 323 an I/O, run to run (zram, QD32); on one CPU the
+        # spread is under 1%. --cpu 0-N leaves the placement to the scheduler again.
+        args.cpu = str(os.cpu_count() - 1)
     if args.cpu is not None:
         pin_prefix.extend(["taskset", "-c", args.cpu])
     atexit.register(cleanup)
@@ -582,7 +615,8 @@ def main():
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {socket.gethostname()}: "
           f"{os.cpu_count()} CPUs, kernel {os.uname().release}")
     if args.instructions:
-        print(f"# {dp_version} vs {fio_version} (io_uring); instructions counted by valgrind --tool=callgrind")
+        print(f"# {dp_version} vs {fio_version} (io_uring); instructions counted by valgrind --tool=callgrind, "
+              f"every tool on CPU {args.cpu}")
     else:
         print(f"# {dp_version} vs {fio_version} (io_uring); {args.rounds} rounds x {args.runtime} s, medians"
               + (f", every tool on CPU {args.cpu}" if args.cpu is not None else "")
