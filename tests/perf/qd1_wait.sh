@@ -7,6 +7,11 @@
 # number. The loop device and the workqueue mask are put back however it ends.
 #
 #   sudo tests/perf/qd1_wait.sh [ROUNDS] [BUILD]    # default 10 rounds, build/
+#   sudo TICK_NS=10000000 tests/perf/qd1_wait.sh     # and a sleeper on CPU 1 waking every 10 ms
+#
+# TICK_NS: fio's parent process wakes every 10 ms on the CPU it shares with the job (its
+# clock_nanosleep and wait4 loop: about 100 of each a second under strace), and on this VM a
+# CPU woken that often answers the I/O's wake-up sooner. The sleeper gives every tool that.
 set -eu
 ROUNDS=${1:-10}
 BUILD=${2:-build}
@@ -21,8 +26,10 @@ MASK=/sys/devices/virtual/workqueue/cpumask
 
 work=$(mktemp -d /var/tmp/qd1_wait.XXXXXX)
 dev=""
+ticker=""
 old=$(cat $MASK)
 cleanup() {
+  [ -n "$ticker" ] && kill "$ticker" 2>/dev/null
   echo "$old" > $MASK
   [ -n "$dev" ] && losetup -d "$dev"
   rm -rf "$work"
@@ -33,6 +40,11 @@ gcc -O2 -Wall -o "$work/qd1_wait" "$HERE/qd1_wait.c" -luring -lpthread
 truncate -s 256M "$work/loop.img"
 dev=$(losetup -f --show --direct-io=on "$work/loop.img")
 echo 1 > $MASK
+if [ -n "${TICK_NS:-}" ]; then
+  taskset -c 1 python3 -c 'import sys, time
+while True: time.sleep(int(sys.argv[1]) / 1e9)' "$TICK_NS" &
+  ticker=$!
+fi
 
 fio_run() {
   taskset -c 1 fio --name=f --filename="$dev" --rw=randread --bs=4k --iodepth=1 --ioengine=io_uring \
@@ -45,7 +57,7 @@ dp_run() {
     --numjobs 1 --runtime 1.5 --offset 8M --size 200M --output-format json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin)["read"]["lat_ns"]; print("%.1f %.1f" % (d["mean"]/1e3, d["percentiles"]["50.00"]/1e3))'
 }
-TOOLS=(fio diskprobe wait-proc wait-thread wait-fio-ring)
+TOOLS=(fio diskprobe wait-proc wait-thread wait-fio-ring wait-fio-all)
 one() {
   case $1 in
     fio) fio_run ;;
@@ -53,6 +65,7 @@ one() {
     wait-proc) taskset -c 1 "$work/qd1_wait" "$dev" proc ;;
     wait-thread) taskset -c 1 "$work/qd1_wait" "$dev" thread ;;
     wait-fio-ring) taskset -c 1 "$work/qd1_wait" "$dev" proc 2 ;;
+    wait-fio-all) taskset -c 1 "$work/qd1_wait" "$dev" proc 15 ;;  # fio 3.33's ring, calls, plain file and buffer
   esac
 }
 for ((r = 0; r < ROUNDS; r++)); do
