@@ -235,7 +235,7 @@ template <bool kExtras>
     uint64_t t_submit = now_ns();
     for (unsigned i = 0; i < b.fresh; ++i) slots_[batch_[i]].t_submit = t_submit;
   }
-  // Empty CQ: the kernel's tail is still our head. Not io_uring_peek_cqe and then
+  // Empty CQ: io_uring_cq_ready, the kernel's tail against our head. Not io_uring_peek_cqe and then
   // io_uring_wait_cqe: on an empty CQ the first makes a call into liburing that finds nothing,
   // and the second another that enters the kernel; io_uring_submit_and_wait(ring, 1) enters
   // it straight away with the same io_uring_enter(0, 1, GETEVENTS) (~15 instructions an I/O
@@ -243,7 +243,7 @@ template <bool kExtras>
   // peek enters the kernel itself: an IOPOLL ring (hipri), where the submit call has just
   // polled once and the wait polls until one is done, and a CQ overflow, which cannot happen
   // here (the CQ is twice the SQ and at most `slots` I/Os are in flight).
-  if (enter_went_on(ret) && io_uring_smp_load_acquire(ring->cq.ktail) == *ring->cq.khead) {
+  if (enter_went_on(ret) && io_uring_cq_ready(ring) == 0) {
     if constexpr (kExtras) {
       if (held_ != kNone) return wait_due();
     }

@@ -521,7 +521,7 @@ def bench_instructions(kind, args):
           f"{INSTR_COUNTS[1] // 1000}k I/Os - count at {INSTR_COUNTS[0] // 1000}k) / "
           f"{(INSTR_COUNTS[1] - INSTR_COUNTS[0]) // 1000}k")
     sys.stdout.flush()
-    per_io, calls, totals = {}, {}, {}
+    per_io, calls = {}, {}
     outdir = tempfile.mkdtemp(prefix="diskprobe-bench-cg-")
     cleanups.append(lambda: shutil.rmtree(outdir, ignore_errors=True))
     # The count follows how completions fall into reaps (the device's pace against the tool's),
@@ -536,7 +536,6 @@ def bench_instructions(kind, args):
                 if ios_done(tool, out) != n:
                     raise RuntimeError(f"{tool} did {ios_done(tool, out)} I/Os, not {n}: the count would be wrong")
                 counts.append(total)
-            totals.setdefault(tool, []).append(counts)
             between = INSTR_COUNTS[1] - INSTR_COUNTS[0]
             per_io.setdefault(tool, []).append((counts[1][0] - counts[0][0]) / between)
             calls.setdefault(tool, []).append((counts[1][1] - counts[0][1]) / between)
