@@ -10,6 +10,7 @@
 //   qd1_wait DEVICE proc|thread [VARIANT]
 //     proc     the loop in the process's only thread (as fio's job process)
 //     thread   the loop in a second thread while main joins it (as diskprobe's jobs)
+//   qd1_wait tick NS   wakes every NS nanoseconds until killed (qd1_wait.sh's TICK_NS)
 //     VARIANT  a sum of: 1 add IORING_SETUP_COOP_TASKRUN (fio 3.33 sets it with DEFER_TASKRUN),
 //              2 a ring of 1 SQE and 1 CQE (fio's iodepth=1 ring), 4 io_uring_submit without
 //              GETEVENTS then the wait (fio's two io_uring_enter calls), 8 neither the file
@@ -109,8 +110,17 @@ static void* run(void* arg) {
 }
 
 int main(int argc, char** argv) {
+  if (argc == 3 && !strcmp(argv[1], "tick")) {  // the sleeper: nanosleep(NS) until killed
+    const long ns = atol(argv[2]);
+    if (ns <= 0 || ns >= 1000000000) {
+      fprintf(stderr, "qd1_wait tick: NS must be 1 to 999999999\n");
+      return 2;
+    }
+    const struct timespec t = {0, ns};
+    for (;;) nanosleep(&t, NULL);
+  }
   if (argc < 3 || (strcmp(argv[2], "proc") && strcmp(argv[2], "thread"))) {
-    fprintf(stderr, "usage: qd1_wait DEVICE proc|thread [VARIANT 0-7]\n");
+    fprintf(stderr, "usage: qd1_wait DEVICE proc|thread [VARIANT 0-15] | qd1_wait tick NS\n");
     return 2;
   }
   path = argv[1];

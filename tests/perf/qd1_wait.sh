@@ -41,8 +41,7 @@ truncate -s 256M "$work/loop.img"
 dev=$(losetup -f --show --direct-io=on "$work/loop.img")
 echo 1 > $MASK
 if [ -n "${TICK_NS:-}" ]; then
-  taskset -c 1 python3 -c 'import sys, time
-while True: time.sleep(int(sys.argv[1]) / 1e9)' "$TICK_NS" &
+  taskset -c 1 "$work/qd1_wait" tick "$TICK_NS" &
   ticker=$!
 fi
 
