@@ -1,7 +1,9 @@
 // The io_uring engine: one ring per job, its registered file and buffers, and the hot loop.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,40 @@ class UringJob {
 
  private:
   struct Batch {
-    unsigned fresh = 0;   // new I/Os (their times start now)
+    unsigned fresh = 0;    // new I/Os (their times start now): batch_'s first `fresh`
     unsigned prepped = 0;  // all SQEs: resends and rests too
+    uint64_t t_prep = 0;   // when the batch's prep began: the fresh I/Os' t_prep, stamped at submit
   };
+
+  // A fresh I/O's SQE (fill_free): what io_uring_prep_read_fixed and its kin write, in seven
+  // stores. Per direction, the SQE's first 8 bytes (opcode, flags, ioprio 0, the file) and its
+  // length with rw_flags 0; from the slot, offset, buffer, buffer index (personality and
+  // file_index 0) and user_data; addr3 and the pad 0. Set once the file and buffers are
+  // registered (or not); the slots' buf_index is 0 without registered buffers.
+  struct FreshSqe {
+    uint64_t head[2] = {0, 0};
+    uint64_t len[2] = {0, 0};
+    static uint64_t head_of(uint8_t op, uint8_t flags, int fd) {
+      return op | uint64_t{flags} << 8 | uint64_t{static_cast<uint32_t>(fd)} << 32;
+    }
+    [[gnu::always_inline]] void write_to(io_uring_sqe* sqe, bool w, const uint8_t* buf, uint64_t offset,
+                                         unsigned buf_index, uint64_t user_data) const {
+      std::memcpy(&sqe->opcode, &head[w], 8);
+      sqe->off = offset;
+      sqe->addr = reinterpret_cast<uintptr_t>(buf);
+      std::memcpy(&sqe->len, &len[w], 8);
+      sqe->user_data = user_data;
+      const uint64_t index = buf_index;
+      std::memcpy(&sqe->buf_index, &index, 8);
+      std::memset(&sqe->addr3, 0, 16);
+    }
+  };
+  static_assert(offsetof(io_uring_sqe, opcode) == 0 && offsetof(io_uring_sqe, flags) == 1 &&
+                offsetof(io_uring_sqe, ioprio) == 2 && offsetof(io_uring_sqe, fd) == 4 &&
+                offsetof(io_uring_sqe, len) == 24 && offsetof(io_uring_sqe, rw_flags) == 28 &&
+                offsetof(io_uring_sqe, buf_index) == 40 && offsetof(io_uring_sqe, personality) == 42 &&
+                offsetof(io_uring_sqe, file_index) == 44 && offsetof(io_uring_sqe, addr3) == 48 &&
+                sizeof(io_uring_sqe) == 64, "the SQE layout FreshSqe writes");
 
   static constexpr uint32_t kNone = UINT32_MAX;
 
@@ -41,7 +74,7 @@ class UringJob {
   Status run_loop(JobOutput& out);
   template <bool kExtras>
   Batch prep_batch();
-  void fill_free(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
+  void fill_free(io_uring* ring, unsigned room, Batch& b);
   void fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b);
   void drop_retries();
   void drop_held();
@@ -49,8 +82,9 @@ class UringJob {
   int submit_and_wait(const Batch& b);
   int wait_due();
   void reap(uint64_t t_reaped);
-  void issue(io_uring_sqe* sqe, uint32_t s, uint64_t t_prep, Batch& b);
+  void issue(io_uring_sqe* sqe, uint32_t s, Batch& b);
   void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs);
+  void mark_async(io_uring_sqe* sqe);
 
   const JobPlan& plan_;
   JobRun& run_;
@@ -59,6 +93,7 @@ class UringJob {
   bool fixed_file_ = false;
   bool fixed_buffers_ = false;
   bool busy_ = false;
+  FreshSqe fresh_;
   std::string feature_note_;
   Ring ring_;
   std::vector<Slot> slots_;
