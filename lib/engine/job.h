@@ -190,13 +190,15 @@ Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work);
   work.next(&sl.write, &sl.offset);
   load_io(work, sl);
 }
-// Rate caps: the direction was drawn (Workload::next_direction) and picked by the pacer.
-inline void start_io_as(Workload& work, Slot& sl, bool write) {
+// An I/O whose direction and offset are drawn already (Workload::draw).
+[[gnu::always_inline]] inline void start_io_at(Workload& work, Slot& sl, bool write, uint64_t offset) {
   sl.done = 0;
   sl.write = write;
-  sl.offset = work.next_offset(write);
+  sl.offset = offset;
   load_io(work, sl);
 }
+// Rate caps: the direction was drawn (Workload::next_direction) and picked by the pacer.
+inline void start_io_as(Workload& work, Slot& sl, bool write) { start_io_at(work, sl, write, work.next_offset(write)); }
 
 // fio's short I/O handling: a completion of `res` bytes, fewer than the I/O's `bs`, sends the
 // rest again (buffer and offset advanced by what was done) until the I/O is whole. True when

@@ -90,30 +90,16 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
   for (int w = 0; w < 2; ++w) {
     const uint8_t op = fixed_buffers_ ? (w ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED)
                                       : (w ? IORING_OP_WRITE : IORING_OP_READ);
-    fresh_.head[w] = FreshSqe::head_of(op, fixed_file_ ? IOSQE_FIXED_FILE : 0, file_);
-    fresh_.len[w] = plan_.bs[w];
+    sqe_.head[w] = JobSqe::head_of(op, fixed_file_ ? IOSQE_FIXED_FILE : 0, file_);
+    sqe_.bs[w] = plan_.bs[w];
   }
   nfree_ = plan_.slots;
   return Ok{};
 }
 
-// The I/O in `sl`, or after a short result its rest (sl.done bytes in).
-[[gnu::always_inline]] inline void UringJob::prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs) {
-  uint8_t* buf = sl.buf + sl.done;
-  const uint32_t len = bs - sl.done;
-  const uint64_t offset = sl.offset + sl.done;
-  if (fixed_buffers_) {
-    if (sl.write) {
-      io_uring_prep_write_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
-    } else {
-      io_uring_prep_read_fixed(sqe, file_, buf, len, offset, static_cast<int>(sl.buf_index));
-    }
-  } else if (sl.write) {
-    io_uring_prep_write(sqe, file_, buf, len, offset);
-  } else {
-    io_uring_prep_read(sqe, file_, buf, len, offset);
-  }
-  if (fixed_file_) sqe->flags |= IOSQE_FIXED_FILE;
+// The I/O in slot s, or after a short result its rest (sl.done bytes in).
+[[gnu::always_inline]] inline void UringJob::prep(io_uring_sqe* sqe, uint32_t s, const Slot& sl, uint32_t bs) {
+  sqe_.write_to(sqe, sl.write, sl.buf + sl.done, sl.offset + sl.done, bs - sl.done, sl.buf_index, s);
   if (async_every_) mark_async(sqe);
 }
 
@@ -127,14 +113,13 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
 
 [[gnu::always_inline]] inline void UringJob::issue(io_uring_sqe* sqe, uint32_t s, Batch& b) {
   Slot& sl = slots_[s];
-  prep(sqe, sl, plan_.bs[sl.write]);
+  prep(sqe, s, sl, plan_.bs[sl.write]);
   ++b.prepped;
-  io_uring_sqe_set_data64(sqe, s);
   if (sl.done == 0) batch_[b.fresh++] = s;  // the rest of a short I/O keeps its first submission's times
 }
 
 // New I/Os in the free slots, as far as `room` goes. Every one is fresh (nothing done yet, its
-// times start now), so its SQE is written from the slot and the job's constants (fresh_) alone,
+// times start now), so its SQE is written from the slot and the job's constants (sqe_) alone,
 // at SQ position tail + i, from free-list position nfree - 1 - i, into batch position fresh + i,
 // and the counts are stored back once. Through issue() each was a member reloaded and stored for
 // every I/O, because its stores to slots and SQEs may alias them for all the compiler knows.
@@ -150,16 +135,13 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
   io_uring_sq& sq = ring->sq;
   const unsigned tail = sq.sqe_tail, mask = sq.ring_mask;
   io_uring_sqe* const sqes = sq.sqes;
-  const FreshSqe f = fresh_;
+  const JobSqe f = sqe_;
   const unsigned issued = work.draw(n, [&](auto write, unsigned i, uint64_t offset) __attribute__((always_inline)) {
     const uint32_t s = *(free_top - i);
     Slot& sl = slots[s];
-    sl.done = 0;
-    sl.write = write;
-    sl.offset = offset;
-    load_io(work, sl);
+    start_io_at(work, sl, write, offset);
     io_uring_sqe* sqe = &sqes[(tail + i) & mask];  // room for it: io_uring_sq_space_left
-    f.write_to(sqe, write, sl.buf, offset, sl.buf_index, s);
+    f.write_to(sqe, write, sl.buf, offset, f.bs[write], sl.buf_index, s);
     fresh[i] = s;
   });
   // After the loop, where its locals leave room: the same SQEs in the same order as one by one.

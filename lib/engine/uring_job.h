@@ -36,23 +36,25 @@ class UringJob {
     uint64_t t_prep = 0;   // when the batch's prep began: the fresh I/Os' t_prep, stamped at submit
   };
 
-  // A fresh I/O's SQE (fill_free): what io_uring_prep_read_fixed and its kin write, in seven
-  // stores. Per direction, the SQE's first 8 bytes (opcode, flags, ioprio 0, the file) and its
-  // length with rw_flags 0; from the slot, offset, buffer, buffer index (personality and
-  // file_index 0) and user_data; addr3 and the pad 0. Set once the file and buffers are
-  // registered (or not); the slots' buf_index is 0 without registered buffers.
-  struct FreshSqe {
+  // Every SQE of the job (fill_free's fresh I/Os, prep's rests and resends): what
+  // io_uring_prep_read_fixed and its kin write, in seven stores. Per direction, the SQE's first
+  // 8 bytes (opcode, flags, ioprio 0, the file); from the I/O, offset, buffer, length (rw_flags
+  // 0), buffer index (personality and file_index 0) and user_data; addr3 and the pad 0. Set
+  // once the file and buffers are registered (or not); the slots' buf_index is 0 without
+  // registered buffers, as the plain READ and WRITE take it.
+  struct JobSqe {
     uint64_t head[2] = {0, 0};
-    uint64_t len[2] = {0, 0};
+    uint32_t bs[2] = {0, 0};
     static uint64_t head_of(uint8_t op, uint8_t flags, int fd) {
       return op | uint64_t{flags} << 8 | uint64_t{static_cast<uint32_t>(fd)} << 32;
     }
     [[gnu::always_inline]] void write_to(io_uring_sqe* sqe, bool w, const uint8_t* buf, uint64_t offset,
-                                         unsigned buf_index, uint64_t user_data) const {
+                                         uint32_t len, unsigned buf_index, uint64_t user_data) const {
       std::memcpy(&sqe->opcode, &head[w], 8);
       sqe->off = offset;
       sqe->addr = reinterpret_cast<uintptr_t>(buf);
-      std::memcpy(&sqe->len, &len[w], 8);
+      const uint64_t len_flags = len;
+      std::memcpy(&sqe->len, &len_flags, 8);
       sqe->user_data = user_data;
       const uint64_t index = buf_index;
       std::memcpy(&sqe->buf_index, &index, 8);
@@ -64,7 +66,7 @@ class UringJob {
                 offsetof(io_uring_sqe, len) == 24 && offsetof(io_uring_sqe, rw_flags) == 28 &&
                 offsetof(io_uring_sqe, buf_index) == 40 && offsetof(io_uring_sqe, personality) == 42 &&
                 offsetof(io_uring_sqe, file_index) == 44 && offsetof(io_uring_sqe, addr3) == 48 &&
-                sizeof(io_uring_sqe) == 64, "the SQE layout FreshSqe writes");
+                sizeof(io_uring_sqe) == 64, "the SQE layout JobSqe writes");
 
   static constexpr uint32_t kNone = UINT32_MAX;
 
@@ -83,7 +85,7 @@ class UringJob {
   int wait_due();
   void reap(uint64_t t_reaped);
   void issue(io_uring_sqe* sqe, uint32_t s, Batch& b);
-  void prep(io_uring_sqe* sqe, const Slot& sl, uint32_t bs);
+  void prep(io_uring_sqe* sqe, uint32_t s, const Slot& sl, uint32_t bs);
   void mark_async(io_uring_sqe* sqe);
 
   const JobPlan& plan_;
@@ -93,7 +95,7 @@ class UringJob {
   bool fixed_file_ = false;
   bool fixed_buffers_ = false;
   bool busy_ = false;
-  FreshSqe fresh_;
+  JobSqe sqe_;
   std::string feature_note_;
   Ring ring_;
   std::vector<Slot> slots_;

@@ -293,7 +293,10 @@ class TenMsSleeper {
   }
   TenMsSleeper(const TenMsSleeper&) = delete;
   TenMsSleeper& operator=(const TenMsSleeper&) = delete;
-  bool running() const { return pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0; }
+  bool running() {
+    if (pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) != 0) pid_ = -1;  // exited: reaped, not killed later
+    return pid_ > 0;
+  }
 
  private:
   pid_t pid_ = -1;
