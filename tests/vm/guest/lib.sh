@@ -91,15 +91,6 @@ PY
 irq_total() { awk '$1 == "cpu" {t = 0; for (i = 2; i <= NF; i++) t += $i; print t}' "$1"; }
 # cpu_took CPU DELTA-FILE: the interrupts CPU took in DELTA-FILE.
 cpu_took() { awk -v c=$(($1 + 2)) '$1 == "cpu" {print $c}' "$2"; }
-# expect_cpu_took CPU DELTA-FILE DISK: CPU took at least 90% of the interrupts in DELTA-FILE.
-expect_cpu_took() {
-  local took total
-  took=$(cpu_took "$1" "$2")
-  total=$(irq_total "$2")
-  note "CPU $1 took $took of $3's $total completion interrupts"
-  [ "$total" -gt 0 ] && [ $((took * 10)) -ge $((total * 9)) ] ||
-    fail "the job's CPU $1 took under 90% of $3's completion interrupts"
-}
 # expect_cpu_took_job CPU DELTA-FILE IOS DISK: on a disk with a queue per CPU, CPU took at
 # least 90% as many interrupts as the job completed I/Os (IOS). The share of all the disk's
 # interrupts is no measure there: diskprobe's own reads and writes outside the job (preflight,
