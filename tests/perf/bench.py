@@ -48,8 +48,9 @@ wherever it ran. "job's kernel CPU/IO" is the system time of the tool's own job 
 processes (getrusage: diskprobe's cpu.sys_s, fio's sys_cpu), per I/O. "ceiling" is the most
 IOPS a tool with no user-space cost at all could reach: every CPU busy with the lowest kernel
 CPU per I/O any of the three needed (on null_blk, where each I/O completes in its job's own
-system call, one CPU per job at the lowest job's kernel CPU per I/O). Where the ceiling is below a target, no tool can meet that
-target on this device and machine, and the verdict says so.
+system call, one CPU per job at the lowest job's kernel CPU per I/O). Where the ceiling is
+below a target, no tool can meet that target on this device and machine, and the verdict
+says so.
 """
 
 import argparse
@@ -305,7 +306,7 @@ def run_diskprobe(binary, dev, w, runtime):
         "usr_per_io": d["cpu"]["user_s"] / ios if ios else float("nan"),
         "lat_mean_us": side["lat_ns"]["mean"] / 1000.0,
         "kernel_per_io": kernel_per_io(busy_s, user_s, wall_s, d["runtime_s"], ios),
-        "job_sys_per_io": d["cpu"]["sys_s"] / ios if ios else float("nan"),
+        "job_sys_per_io": div(d["cpu"]["sys_s"], ios),
         "cpu": d["jobs"][0]["cpu"] if len(d["jobs"]) == 1 else -1,
     }
 
@@ -334,7 +335,7 @@ def run_fio(dev, w, runtime, extra):
         "lat_mean_us": lat_sum / ios / 1000.0 if ios else float("nan"),
         "kernel_per_io": kernel_per_io(busy_s, user_s, wall_s,
                                        max(j["job_runtime"] for j in d["jobs"]) / 1000.0, ios),
-        "job_sys_per_io": sys_s / ios if ios else float("nan"),
+        "job_sys_per_io": div(sys_s, ios),
     }
 
 
@@ -452,7 +453,6 @@ def bench_device(kind, args, workloads):
         # The most IOPS any tool could reach here if its own user-space work cost nothing:
         # every CPU busy with the kernel's share of an I/O, at the lowest kernel CPU per I/O
         # measured (the tool that batches best), as if the work spread perfectly over CPUs.
-        kernel = min(m["kernel_per_io"] for m in (dp, fd, ft))
         # null_blk with irqmode=0 completes each I/O in its submitter's system call, so all of a
         # job's kernel work runs on its own thread: the bound is one CPU per job there, and that
         # thread's own system time (each tool's getrusage, over its job alone) is the kernel's
@@ -461,8 +461,8 @@ def bench_device(kind, args, workloads):
         # 9p, so that figure read low (7,065 ns against 7,670 from the job, 2026-12-04) and the
         # ceiling high (1.65x against 1.52x fio tuned). A job's system time also holds its
         # set-up (ring, buffers: milliseconds against seconds of I/O): the ceiling errs low by that.
-        if kind == "nullblk":
-            kernel = min(m["job_sys_per_io"] for m in (dp, fd, ft))
+        key = "job_sys_per_io" if kind == "nullblk" else "kernel_per_io"
+        kernel = min(m[key] for m in (dp, fd, ft))
         busy_cpus = min(ncpu, w[5]) if kind == "nullblk" else ncpu
         ceiling = busy_cpus / kernel if kernel > 0 else float("nan")
         row = [div(dp["iops"], fd["iops"]), div(dp["iops"], ft["iops"]),
