@@ -386,6 +386,26 @@ def emulated_cpu():
     return "QEMU TCG" in cpuinfo
 
 
+def ceiling_iops(kind, metrics, njobs, ncpu):
+    """The most IOPS any tool could reach if its own user-space work cost nothing: every CPU
+    busy with the kernel's share of an I/O, at the lowest kernel CPU per I/O measured (the tool
+    that batches best), as if the work spread perfectly over CPUs. Returns (IOPS, the kernel
+    seconds per I/O it rests on, the CPUs).
+
+    null_blk with irqmode=0 completes each I/O in its submitter's system call, so all of a
+    job's kernel work runs on its own thread: the bound is one CPU per job there, and that
+    thread's own system time (each tool's getrusage, over its job alone) is the kernel's share
+    of an I/O. The machine-wide figure scales a whole run's busy time by measured over wall
+    time; in the emulated guest a tool's start-up is seconds of mostly idle waiting on 9p, so
+    that figure read low (7,065 ns against 7,670 from the job, 2026-12-04) and the ceiling high
+    (1.65x against 1.52x fio tuned). A job's system time also holds its set-up (ring, buffers:
+    milliseconds against seconds of I/O): the ceiling errs low by that."""
+    key = "job_sys_per_io" if kind == "nullblk" else "kernel_per_io"
+    kernel = min(m[key] for m in metrics)
+    busy_cpus = min(ncpu, njobs) if kind == "nullblk" else ncpu
+    return (busy_cpus / kernel if kernel > 0 else float("nan")), kernel, busy_cpus
+
+
 def div(a, b):
     return a / b if b else float("nan")
 
@@ -450,21 +470,7 @@ def bench_device(kind, args, workloads):
     verdicts = []
     for w in workloads:
         dp, fd, ft = (results[w[0]][t] for t in TOOLS)
-        # The most IOPS any tool could reach here if its own user-space work cost nothing:
-        # every CPU busy with the kernel's share of an I/O, at the lowest kernel CPU per I/O
-        # measured (the tool that batches best), as if the work spread perfectly over CPUs.
-        # null_blk with irqmode=0 completes each I/O in its submitter's system call, so all of a
-        # job's kernel work runs on its own thread: the bound is one CPU per job there, and that
-        # thread's own system time (each tool's getrusage, over its job alone) is the kernel's
-        # share of an I/O. The machine-wide figure scales a whole run's busy time by measured over
-        # wall time; in the emulated guest a tool's start-up is seconds of mostly idle waiting on
-        # 9p, so that figure read low (7,065 ns against 7,670 from the job, 2026-12-04) and the
-        # ceiling high (1.65x against 1.52x fio tuned). A job's system time also holds its
-        # set-up (ring, buffers: milliseconds against seconds of I/O): the ceiling errs low by that.
-        key = "job_sys_per_io" if kind == "nullblk" else "kernel_per_io"
-        kernel = min(m[key] for m in (dp, fd, ft))
-        busy_cpus = min(ncpu, w[5]) if kind == "nullblk" else ncpu
-        ceiling = busy_cpus / kernel if kernel > 0 else float("nan")
+        ceiling, kernel, busy_cpus = ceiling_iops(kind, (dp, fd, ft), w[5], ncpu)
         row = [div(dp["iops"], fd["iops"]), div(dp["iops"], ft["iops"]),
                div(dp["usr_per_io"], fd["usr_per_io"]), div(dp["usr_per_io"], ft["usr_per_io"]),
                div(dp["lat_mean_us"], fd["lat_mean_us"]), div(dp["lat_mean_us"], ft["lat_mean_us"]),
