@@ -29,12 +29,11 @@ bool is_switch(const std::string& key) {
 }
 
 // fio options that ask for what diskprobe always does: taken and ignored with a note, so a
-// pasted fio line (the vendors' say gtod_reduce=1) runs. The iodepth_batch ones take a value.
+// pasted fio line (the vendors' say gtod_reduce=1) runs. The iodepth_batch_complete ones take a
+// value. (iodepth_batch_submit, and fio's alias iodepth_batch, is a workload option.)
 const char* fio_always_done(const std::string& key) {
   static const std::map<std::string, const char*> kReasons = {
       {"gtod_reduce", "diskprobe always measures every I/O's latency and reads the clock once per batch"},
-      {"iodepth_batch_submit", "diskprobe submits every free slot in one io_uring_enter"},
-      {"iodepth_batch", "diskprobe submits every free slot in one io_uring_enter"},
       {"iodepth_batch_complete_min", "diskprobe reaps every completion there is in one batch"},
       {"iodepth_batch_complete_max", "diskprobe reaps every completion there is in one batch"},
       {"iodepth_batch_complete", "diskprobe reaps every completion there is in one batch"},
@@ -58,6 +57,7 @@ std::string fio_spelling(const std::string& w) {
   }
   std::string key = name;
   std::replace(key.begin(), key.end(), '-', '_');
+  if (key == "iodepth_batch") key = "iodepth_batch_submit";  // fio's alias
   static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "directory"};
   if (is_override(key) || kFioOnly.count(key) || fio_always_done(key)) return "--" + key + rest;
   return w;
@@ -363,6 +363,7 @@ OVERRIDES change any profile field: --rw --bs --iodepth --numjobs --runtime --ra
   --time_based --size --offset --direct --rwmixread --randrepeat --randseed
   --refill_buffers --engine --rq_affinity --pinning --hold_cstates --advise_idle_poll
   --io_size --norandommap --cpus_allowed --cpus_allowed_policy --sqpoll --hipri --force_async
+  --iodepth_batch_submit
   --continue_on_error --verify --do_verify --percentiles --group_reporting --sync (bs=4k,16k:
   reads,writes; size=50%); fio's spellings too: -direct=1, --time-based, --name NAME,
   --filename DEVICE, --ioengine io_uring|libaio|sync|psync

@@ -175,6 +175,7 @@ static std::string engine_options_text(const JobSpec& s) {
   if (s.sqpoll) o << " sqpoll=1";
   if (s.hipri) o << " hipri=1";
   if (s.force_async >= 0) o << " force_async=" << s.force_async;
+  if (s.iodepth_batch_submit >= 0) o << " iodepth_batch_submit=" << s.iodepth_batch_submit;
   if (s.continue_on_error != ContinueOnError::None) o << " continue_on_error=" << to_string(s.continue_on_error);
   if (s.verify != VerifyKind::None) o << " verify=" << to_string(s.verify) << " do_verify=" << s.do_verify;
   for (const auto& [name, caps] : {std::pair{"rate_iops", s.rate_iops}, std::pair{"rate", s.rate_bytes}}) {

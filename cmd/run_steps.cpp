@@ -90,7 +90,7 @@ Result<std::string> SystemHost::scratch(uint64_t bytes) {
 
 void SystemHost::device_facts(const BlockDevice& dev, Target& target) {
   read_poll_support(root_, dev.disk, target);
-  read_bio_based(root_, dev.disk, target);
+  read_driver_kind(root_, dev.disk, target);
 }
 
 RunEnvironment SystemHost::environment(const BlockDevice& dev) {

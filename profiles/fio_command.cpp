@@ -42,6 +42,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   c += sync ? " --ioengine=psync" : " --ioengine=io_uring";
   if (!sync) c += " --iodepth=" + std::to_string(s.iodepth);
   if (!sync && s.force_async > 0) c += " --force_async=" + std::to_string(s.force_async);
+  if (!sync && s.iodepth_batch_submit >= 0) c += " --iodepth_batch_submit=" + std::to_string(s.iodepth_batch_submit);
   c += " --direct=" + std::string(s.direct ? "1" : "0");
   if (s.sync) c += " --sync=1";
   c += " --rw=" + std::string(to_string(s.rw));

@@ -49,6 +49,14 @@ std::optional<uint64_t> as_u64(const json& v) {
   return std::nullopt;
 }
 
+// "auto" as `auto_value`, or a count up to a million.
+std::optional<int> auto_or_count(const json& v, int auto_value) {
+  if (v.is_string() && v.get_ref<const std::string&>() == "auto") return auto_value;
+  auto n = as_u64(v);
+  if (!n || *n > 1'000'000) return std::nullopt;
+  return static_cast<int>(*n);
+}
+
 std::optional<bool> as_bool(const json& v) {
   if (v.is_boolean()) return v.get<bool>();
   if (auto n = as_u64(v); n && *n <= 1) return *n == 1;
@@ -248,15 +256,10 @@ const std::vector<Field>& workload_fields() {
       {"sqpoll", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.sqpoll); }},
       {"hipri", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.hipri); }},
       {"force_async", "auto or a count N >= 0 (every Nth I/O async; 0 never)",
+       [](JobSpec& s, const json& v) { return assign(auto_or_count(v, JobSpec::kForceAsyncAuto), s.force_async); }},
+      {"iodepth_batch_submit", "auto or a count N >= 0 (new I/Os per io_uring_enter; 0 all at once)",
        [](JobSpec& s, const json& v) {
-         if (v.is_string() && v.get_ref<const std::string&>() == "auto") {
-           s.force_async = JobSpec::kForceAsyncAuto;
-           return true;
-         }
-         auto n = as_u64(v);
-         if (!n || *n > 1'000'000) return false;
-         s.force_async = static_cast<int>(*n);
-         return true;
+         return assign(auto_or_count(v, JobSpec::kBatchSubmitAuto), s.iodepth_batch_submit);
        }},
       {"continue_on_error", "none, read, write, io, verify or all",
        [](JobSpec& s, const json& v) {

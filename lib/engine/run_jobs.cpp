@@ -144,6 +144,12 @@ void merge_jobs(const JobPlan& plan, const std::vector<JobOutput>& outs, Results
   if (plan.probe_async) {
     if (std::string note = engine::probe_note(plan.path, probes); !note.empty()) r.notes.push_back(note);
   }
+  if (plan.spec->iodepth_batch_submit == JobSpec::kBatchSubmitAuto && plan.submit_chunk == 1) {
+    r.notes.push_back("iodepth_batch_submit=auto: " + plan.path +
+                      " is a loop device, whose kworker runs each request: random I/O went one I/O per "
+                      "io_uring_enter (fio's default), which hands it each request as it is made; "
+                      "iodepth_batch_submit=0 submits every free slot at once");
+  }
   for (const auto& o : outs) {
     if (o.feature_note.empty()) continue;
     r.notes.push_back(o.feature_note);

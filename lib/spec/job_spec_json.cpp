@@ -58,6 +58,8 @@ json to_json(const JobSpec& s) {
           {"sqpoll", s.sqpoll},
           {"hipri", s.hipri},
           {"force_async", s.force_async == JobSpec::kForceAsyncAuto ? json("auto") : json(s.force_async)},
+          {"iodepth_batch_submit",
+           s.iodepth_batch_submit == JobSpec::kBatchSubmitAuto ? json("auto") : json(s.iodepth_batch_submit)},
           {"continue_on_error", std::string(to_string(s.continue_on_error))},
           {"verify", std::string(to_string(s.verify))},
           {"do_verify", s.do_verify},

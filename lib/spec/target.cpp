@@ -2,8 +2,10 @@
 
 namespace diskprobe {
 
-void read_bio_based(const SysRoot& root, const std::string& disk, Target& target) {
-  target.bio_based = root.read_sys("block/" + disk + "/dev").ok() && root.list_sys("block/" + disk + "/mq").empty();
+void read_driver_kind(const SysRoot& root, const std::string& disk, Target& target) {
+  const bool known = root.read_sys("block/" + disk + "/dev").ok();
+  target.bio_based = known && root.list_sys("block/" + disk + "/mq").empty();
+  target.loop_device = known && root.read_sys("block/" + disk + "/loop/backing_file").ok();
 }
 
 void read_poll_support(const SysRoot& root, const std::string& disk, Target& target) {

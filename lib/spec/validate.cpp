@@ -72,6 +72,10 @@ void engine_problems(const JobSpec& spec, const Target& target, Problems& proble
   if (spec.force_async > 0 && spec.engine != EngineKind::IoUring) {
     problems.push_back("force_async is an io_uring option: use engine=io_uring or force_async=0");
   }
+  if (spec.iodepth_batch_submit > 1 && spec.engine != EngineKind::IoUring) {
+    problems.push_back("iodepth_batch_submit is an io_uring option (the sync engine does one I/O at a time): use "
+                       "engine=io_uring or drop iodepth_batch_submit");
+  }
   if (spec.hipri && !spec.direct) {
     problems.push_back("hipri (polled completions) works only with direct I/O: use direct=1");
   }

@@ -116,6 +116,30 @@ TEST_CASE("profile: force_async is auto by default, a count, or an error naming 
   CHECK_FALSE(parse_workload(R"("force_async": -1)").ok());
 }
 
+TEST_CASE("profile: iodepth_batch_submit is auto by default, a count (0: all at once), or an error", "[profiles]") {
+  auto d = parse_workload(R"("bs": "4k")");
+  REQUIRE(d.ok());
+  CHECK(d->iodepth_batch_submit == JobSpec::kBatchSubmitAuto);
+  CHECK(to_json(*d)["iodepth_batch_submit"] == "auto");
+  CHECK_THAT(profiles::fio_command_line(*d), !Contains("iodepth_batch_submit"));
+  CHECK(parse_workload(R"("iodepth_batch_submit": "auto")")->iodepth_batch_submit == JobSpec::kBatchSubmitAuto);
+  CHECK(parse_workload(R"("iodepth_batch_submit": "8")")->iodepth_batch_submit == 8);
+  for (int n : {0, 1, 3}) {
+    auto s = parse_workload(R"("iodepth_batch_submit": )" + std::to_string(n));
+    REQUIRE(s.ok());
+    CHECK(s->iodepth_batch_submit == n);
+    CHECK(to_json(*s)["iodepth_batch_submit"] == n);
+    CHECK_THAT(profiles::fio_command_line(*s), Contains("--iodepth_batch_submit=" + std::to_string(n)));
+  }
+  for (const char* bad : {R"("iodepth_batch_submit": "all")", R"("iodepth_batch_submit": -1)",
+                          R"("iodepth_batch_submit": 1.5)"}) {
+    auto b = parse_workload(bad);
+    INFO(bad);
+    REQUIRE_FALSE(b.ok());
+    CHECK_THAT(b.error(), Contains("workload.iodepth_batch_submit") && Contains("auto or a count N >= 0"));
+  }
+}
+
 TEST_CASE("profile: rate caps and steadystate in the workload object, numbers or fio's text", "[profiles][rate]") {
   auto s = parse_workload(R"("rate_iops": 1237, "rate": ",7m", "ss": "bw_slope:2%", "ss_dur": "10s", "ss_ramp": 3)");
   INFO((s.ok() ? std::string() : s.error()));

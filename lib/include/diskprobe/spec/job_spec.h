@@ -128,6 +128,11 @@ struct JobSpec {
   // faster (the engine's note says which); anything else never.
   static constexpr int kForceAsyncAuto = -1;
   int force_async = kForceAsyncAuto;
+  // fio's iodepth_batch_submit: at most N new I/Os per io_uring_enter; 0 or N >= iodepth: every
+  // free slot at once. kBatchSubmitAuto: every free slot at once, but random I/O on a loop
+  // device one I/O per call (engine/job_plan.cpp says why; the run's note says so).
+  static constexpr int kBatchSubmitAuto = -1;
+  int iodepth_batch_submit = kBatchSubmitAuto;
   ContinueOnError continue_on_error = ContinueOnError::None;
   VerifyKind verify = VerifyKind::None;
   bool do_verify = true;            // with verify: read back and check what a write job wrote

@@ -24,13 +24,16 @@ struct Target {
   // A bio-based block device (no blk-mq hardware queues, /sys/block/X/mq absent: zram, brd).
   // Without nowait support, io_uring does each of its I/Os in an io-wq worker thread.
   bool bio_based = false;
+  // A loop device (/sys/block/X/loop): the loop driver runs each request in a kworker.
+  bool loop_device = false;
 };
 
 // What the sysfs says about polled I/O on a disk: io_poll, and for NVMe the driver's
 // poll_queues parameter, turned into Target::io_poll / poll_why.
 void read_poll_support(const SysRoot& root, const std::string& disk, Target& target);
 
-// Target::bio_based from the sysfs: a disk with no mq/ directory.
-void read_bio_based(const SysRoot& root, const std::string& disk, Target& target);
+// Target::bio_based (a disk with no mq/ directory) and Target::loop_device (one with a loop/
+// directory) from the sysfs.
+void read_driver_kind(const SysRoot& root, const std::string& disk, Target& target);
 
 }  // namespace diskprobe
