@@ -11,7 +11,7 @@
 
 namespace diskprobe::engine {
 
-// iodepth_batch_submit as the most SQEs per io_uring_enter, 0 for every free slot at once.
+// iodepth_batch_submit as the most SQEs per io_uring_enter, kAllAtOnce for every free slot.
 // fio's 0 is the whole depth, as is any count at or above it. auto: every free slot at once,
 // but one I/O per call for random I/O on a loop device. Loop runs each request in its
 // kworker, whose CPU the scheduler picks; fed one request per call, it starts on the first
@@ -25,10 +25,10 @@ namespace diskprobe::engine {
 // kworker: both batch.
 uint32_t submit_chunk(const JobSpec& spec, const Target& target, unsigned ring_flags) {
   if (spec.iodepth_batch_submit == JobSpec::kBatchSubmitAuto) {
-    return target.loop_device && is_random(spec.rw) && spec.iodepth > 1 && ring_flags == 0 ? 1 : 0;
+    return target.loop_device && is_random(spec.rw) && spec.iodepth > 1 && ring_flags == 0 ? 1 : kAllAtOnce;
   }
   const auto n = static_cast<uint32_t>(spec.iodepth_batch_submit);
-  return n < spec.iodepth ? n : 0;
+  return n > 0 && n < spec.iodepth ? n : kAllAtOnce;
 }
 
 JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) {

@@ -17,6 +17,9 @@ namespace diskprobe::engine {
 
 constexpr size_t kBufferAlign = kDirectAlign;
 
+// A submission cap above any batch: every free slot in one io_uring_enter.
+inline constexpr uint32_t kAllAtOnce = UINT32_MAX;
+
 struct JobPlan {
   const JobSpec* spec = nullptr;
   std::string path;
@@ -35,7 +38,7 @@ struct JobPlan {
   unsigned ring_flags = 0;    // IORING_SETUP_SQPOLL / IORING_SETUP_IOPOLL
   uint32_t async_every = 0;   // force_async: every Nth SQE with IOSQE_ASYNC; 0 = none
   bool probe_async = false;   // force_async=auto on a bio-based device: probe, keep the faster
-  uint32_t submit_chunk = 0;  // iodepth_batch_submit: at most this many SQEs per io_uring_enter; 0 = all
+  uint32_t submit_chunk = kAllAtOnce;  // iodepth_batch_submit: at most this many SQEs per io_uring_enter
   uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
   uint64_t ramp_ns = 0;
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
@@ -53,7 +56,7 @@ struct JobPlan {
 
 JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg);
 
-// What iodepth_batch_submit comes to on this target: the most SQEs per io_uring_enter, 0 = all.
+// What iodepth_batch_submit comes to on this target: the most SQEs per io_uring_enter.
 uint32_t submit_chunk(const JobSpec& spec, const Target& target, unsigned ring_flags);
 
 }  // namespace diskprobe::engine

@@ -177,7 +177,7 @@ void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch&
 // Rests, then -EAGAIN resends (the same I/O again, buffer untouched), then new I/Os, as far
 // as the SQ has room (iodepth above its size: the rest go next round). One loop each instead
 // of one condition over all three per SQE: ~10 instructions an I/O. The rest of a short I/O
-// goes out even when stopping: the I/O is in flight until whole. At most submit_chunk_ SQEs
+// goes out even when stopping: the I/O is in flight until whole. At most plan_.submit_chunk SQEs
 // (iodepth_batch_submit); submit_and_wait then does not wait, and the loop comes back for the
 // next chunk.
 template <bool kExtras>
@@ -192,7 +192,7 @@ template <bool kExtras>
   if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && nothing_new()))) return b;
   io_uring* ring = ring_.get();
   b.t_prep = now_ns();
-  unsigned room = std::min(io_uring_sq_space_left(ring), submit_chunk_);
+  unsigned room = std::min(io_uring_sq_space_left(ring), plan_.submit_chunk);
   for (; room > 0 && nrest_ > 0; --room) issue(next_sqe(ring), rest_[--nrest_], b);
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
@@ -272,8 +272,8 @@ template <bool kExtras>
   // polled once and the wait polls until one is done, and a CQ overflow, which cannot happen
   // here (the CQ is twice the SQ and at most `slots` I/Os are in flight).
   // A full chunk with free slots left: no wait, the next chunk goes first. Never so with every
-  // free slot at once (the chunk UINT32_MAX is more than any batch).
-  const bool next_chunk = b.prepped >= submit_chunk_ && nfree_ > 0;
+  // free slot at once (kAllAtOnce is more than any batch).
+  const bool next_chunk = b.prepped >= plan_.submit_chunk && nfree_ > 0;
   if (enter_went_on(ret) && !next_chunk && io_uring_cq_ready(ring) == 0) {
     if constexpr (kExtras) {
       if (held_ != kNone) return wait_due();
@@ -377,7 +377,6 @@ template <bool kExtras>
 Status UringJob::run_loop(JobOutput& out) {
   uint64_t t_reaped = now_ns();
   async_every_ = plan_.async_every;
-  submit_chunk_ = plan_.submit_chunk ? plan_.submit_chunk : UINT32_MAX;
   if (plan_.probe_async) async_every_ = probe_.start(t_reaped);
   for (;;) {
     const Batch b = prep_batch<kExtras>();

@@ -106,7 +106,6 @@ class UringJob {
   bool held_drawn_ = false;  // the direction rwmixread drew for it
   bool ext_arg_ = false;    // the kernel takes a timeout with io_uring_enter (IORING_FEAT_EXT_ARG)
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
-  uint32_t submit_chunk_ = UINT32_MAX;          // at most this many SQEs per io_uring_enter
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe
   uint64_t last_submit_ = 0;                    // the last submit call's t_submit
   AsyncProbeRun probe_;

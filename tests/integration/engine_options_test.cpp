@@ -409,19 +409,12 @@ TEST_CASE("force_async=auto leaves a blk-mq device (loop) alone; force_async=1 r
 }
 
 // What each io_uring_enter of a run submitted (its to_submit argument, in call order), from
-// strace; empty when strace is missing (the caller skips). LeakSanitizer cannot run under
-// ptrace: an ASan build is traced with it off.
+// strace; empty when strace is missing (the caller skips).
 static std::vector<uint64_t> submits_traced(const std::vector<std::string>& args, json* out) {
   if (testing::sh("command -v strace >/dev/null").exit_code != 0) return {};
   TempDir dir;
   const std::string trace = dir.path + "/trace";
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  std::vector<std::string> argv = {"strace", "-f", "-o", trace, "-E",
-                                   "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
-                                       "detect_leaks=0",
-                                   "-e", "trace=io_uring_enter", DISKPROBE_BIN};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = testing::run(argv);
+  auto r = testing::run(testing::diskprobe_traced(trace, "io_uring_enter", args));
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   *out = parse_out(r);
@@ -475,6 +468,7 @@ TEST_CASE(
     CHECK(sqes == j["read"]["ios"].get<uint64_t>());  // each I/O submitted once, none lost
     CHECK(j["read"]["ios"] == (8 << 20) / 4096);
     CHECK((j["notes"].dump().find("iodepth_batch_submit=auto") != std::string::npos) == c.noted);
-    CHECK(j["job"]["iodepth_batch_submit"] == (std::string(c.batch) == "auto" ? json("auto") : json(std::stoi(c.batch))));
+    CHECK(j["job"]["iodepth_batch_submit"] ==
+          (std::string(c.batch) == "auto" ? json("auto") : json(std::stoi(c.batch))));
   }
 }

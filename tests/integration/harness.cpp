@@ -82,6 +82,17 @@ CommandResult run_diskprobe(const std::vector<std::string>& args) {
   return run(argv);
 }
 
+std::vector<std::string> diskprobe_traced(const std::string& trace, const std::string& syscalls,
+                                          const std::vector<std::string>& args) {
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::vector<std::string> argv = {"strace", "-f", "-o", trace, "-E",
+                                   "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
+                                       "detect_leaks=0",
+                                   "-e", "trace=" + syscalls, DISKPROBE_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 diskprobe::LoopDevice make_loop(uint64_t size_bytes, bool read_only) {
   diskprobe::LoopDevice::Options o;
   o.size_bytes = size_bytes;

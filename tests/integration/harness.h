@@ -41,6 +41,11 @@ class Guard {
 
 // The diskprobe binary under test.
 CommandResult run_diskprobe(const std::vector<std::string>& args);
+// The command line that runs the diskprobe binary with `args` under strace -f, the system
+// calls named in `syscalls` (strace's trace=) written to `trace`. LeakSanitizer cannot run
+// under ptrace: an ASan build is traced with it off. The caller checks that strace is there.
+std::vector<std::string> diskprobe_traced(const std::string& trace, const std::string& syscalls,
+                                          const std::vector<std::string>& args);
 
 // Starts the diskprobe binary in the background with stdout and stderr sent to files and the
 // given environment variables set; returns its pid (wait_exit() reaps it).

@@ -574,12 +574,7 @@ TEST_CASE("CLI tune reads sysfs and procfs only: it never opens the device", "[t
   }
   TempJournal j;
   std::string trace = j.dir.string() + "/trace";
-  // LeakSanitizer cannot run under ptrace: an ASan build is traced with it off.
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  std::string asan_options =
-      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
-  auto r = testing::run({"strace", "-f", "-o", trace, "-E", asan_options, "-e", "trace=open,openat,openat2",
-                         DISKPROBE_BIN, "tune", loop.name(), "--json"});
+  auto r = testing::run(testing::diskprobe_traced(trace, "open,openat,openat2", {"tune", loop.name(), "--json"}));
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   std::string calls = slurp(trace);
@@ -626,12 +621,8 @@ TEST_CASE("CLI tune --apply closes /dev/cpu_dma_latency itself on Ctrl-C, before
   LoopDevice loop = testing::make_loop(64ull << 20);
   Cli cli;
   std::string trace = cli.j.dir.string() + "/trace";
-  const char* asan = std::getenv("ASAN_OPTIONS");  // LeakSanitizer cannot run under ptrace
-  std::string asan_options =
-      "ASAN_OPTIONS=" + std::string(asan ? asan : "") + (asan && *asan ? ":" : "") + "detect_leaks=0";
   pid_t tracer =
-      cli.spawn_cmd({"strace", "-f", "-o", trace, "-E", asan_options, "-e",
-                     "trace=open,openat,close,exit_group", DISKPROBE_BIN, "tune", loop.name(), "--apply"});
+      cli.spawn_cmd(testing::diskprobe_traced(trace, "open,openat,close,exit_group", {"tune", loop.name(), "--apply"}));
   // diskprobe is the child of strace that runs diskprobe (strace forks short-lived probes
   // of the kernel's ptrace features first).
   pid_t pid = -1;

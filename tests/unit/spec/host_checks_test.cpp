@@ -2,39 +2,23 @@
 // offline or not allowed are written as one CPU list, and the affinity mask reaches every CPU
 // a CPU list can hold (it stopped at glibc's 1,024, so CPU 2000 passed and failed later).
 #include <sched.h>
-#include <stdlib.h>
 
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "diskprobe/base/sysroot.h"
 #include "diskprobe/spec/host_checks.h"
+#include "fake_sys.h"
 
 namespace {
 
 using namespace diskprobe;
 using Catch::Matchers::Contains;
-namespace fs = std::filesystem;
 
 // A sysfs tree with only devices/system/cpu/online, removed when the test ends.
-class FakeSys {
+class FakeSys : public spec_fixtures::FakeSys {
  public:
-  explicit FakeSys(const std::string& online) {
-    std::string tmpl = (fs::temp_directory_path() / "diskprobe-host-checks-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir_ = tmpl;
-    fs::create_directories(dir_ / "sys/devices/system/cpu");
-    std::ofstream(dir_ / "sys/devices/system/cpu/online") << online << "\n";
-  }
-  ~FakeSys() { fs::remove_all(dir_); }
-  FakeSys(const FakeSys&) = delete;
-  FakeSys& operator=(const FakeSys&) = delete;
-  SysRoot root() const { return SysRoot((dir_ / "sys").string(), (dir_ / "proc").string()); }
-
- private:
-  fs::path dir_;
+  explicit FakeSys(const std::string& online) { file("sys/devices/system/cpu/online", online); }
 };
 
 }  // namespace

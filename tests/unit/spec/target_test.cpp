@@ -2,39 +2,15 @@
 // engine submits its random I/O one per call), a bio-based zram (force_async=auto probes it),
 // a virtio disk (neither), and a name with no device behind it.
 #include <catch2/catch.hpp>
-#include <filesystem>
-#include <fstream>
-#include <string>
 
 #include "diskprobe/spec/target.h"
+#include "fake_sys.h"
 
 using namespace diskprobe;
-namespace fs = std::filesystem;
-
-namespace {
-
-struct SysTree {
-  fs::path root;
-  SysTree() {
-    std::string t = (fs::temp_directory_path() / "diskprobe-target-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(t.data()) != nullptr);
-    root = t;
-  }
-  ~SysTree() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-  void file(const std::string& rel, const std::string& text) const {
-    fs::create_directories((root / rel).parent_path());
-    std::ofstream(root / rel) << text << "\n";
-  }
-};
-
-}  // namespace
 
 TEST_CASE("read_driver_kind: loop/ makes a loop device, no mq/ a bio-based one, a missing disk neither",
           "[spec]") {
-  SysTree t;
+  spec_fixtures::FakeSys t;
   t.file("sys/block/loop3/dev", "7:3");
   t.file("sys/block/loop3/mq/0/cpu_list", "0, 1");
   t.file("sys/block/loop3/loop/backing_file", "/var/tmp/backing");
@@ -43,7 +19,7 @@ TEST_CASE("read_driver_kind: loop/ makes a loop device, no mq/ a bio-based one, 
   t.file("sys/block/zram1/dev", "252:1");
   t.file("sys/block/vdc/dev", "254:32");
   t.file("sys/block/vdc/mq/0/cpu_list", "0");
-  SysRoot root((t.root / "sys").string(), (t.root / "proc").string());
+  const SysRoot root = t.root();
   struct Case {
     const char* disk;
     bool loop, bio;
