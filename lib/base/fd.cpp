@@ -27,6 +27,7 @@ Result<Fd> Fd::open(const std::string& path, int flags, unsigned mode) {
   do {
     fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
   } while (fd < 0 && errno == EINTR);
+  if (fd < 0 && errno == EPERM && (flags & O_NOATIME)) return open(path, flags & ~O_NOATIME, mode);
   if (fd < 0) return make_error(errno_message("open", path, errno));
   return Fd(fd);
 }

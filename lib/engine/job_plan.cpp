@@ -31,12 +31,21 @@ uint32_t submit_chunk(const JobSpec& spec, const Target& target, unsigned ring_f
   return n > 0 && n < spec.iodepth ? n : kAllAtOnce;
 }
 
+size_t slots_per_registered_buffer(size_t slots, size_t slot_stride) {
+  constexpr size_t kMaxRegisteredBytes = size_t{1} << 30;
+  const size_t by_table = (slots + kMaxRegisteredBuffers - 1) / kMaxRegisteredBuffers;
+  const size_t by_bytes = std::max<size_t>(1, kMaxRegisteredBytes / std::max<size_t>(1, slot_stride));
+  return std::clamp<size_t>(by_table, 1, by_bytes);
+}
+
 JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) {
   JobPlan p;
   p.spec = &spec;
   p.path = target.path;
+  // O_NOATIME: otherwise every read asks whether the node's atime is due (touch_atime, on
+  // each I/O of a block device); fio opens devices so too. Fd::open drops it where refused.
   p.open_flags = (does_writes(spec.rw) ? O_RDWR : O_RDONLY) | (spec.direct ? O_DIRECT : 0) |
-                 (spec.sync ? O_SYNC : 0);
+                 (spec.sync ? O_SYNC : 0) | O_NOATIME;
   p.region_start = reg.offset;
   p.device_id = target.device_id;
   uint64_t region = reg.size;

@@ -59,4 +59,13 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg);
 // What iodepth_batch_submit comes to on this target: the most SQEs per io_uring_enter.
 uint32_t submit_chunk(const JobSpec& spec, const Target& target, unsigned ring_flags);
 
+// Registered buffers a ring takes at most: IORING_MAX_REG_BUFFERS is 16384, but the kernel
+// checks each new buffer's huge pages against every one registered before it.
+inline constexpr size_t kMaxRegisteredBuffers = 4096;
+
+// How many slots share one registered buffer: one each (a 4k I/O's bio is then one segment,
+// which the block layer takes without trying to split it, as fio's one buffer per io_u), more
+// only past kMaxRegisteredBuffers slots; each buffer at most 1 GiB, the kernel's limit.
+size_t slots_per_registered_buffer(size_t slots, size_t slot_stride);
+
 }  // namespace diskprobe::engine

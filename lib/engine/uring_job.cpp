@@ -11,8 +11,7 @@ namespace diskprobe::engine {
 
 namespace {
 
-constexpr unsigned kMaxRingEntries = 32768;           // IORING_MAX_ENTRIES; the CQ gets twice that
-constexpr uint64_t kMaxRegisteredChunk = 1ull << 30;  // the kernel's limit per registered iovec
+constexpr unsigned kMaxRingEntries = 32768;  // IORING_MAX_ENTRIES; the CQ gets twice that
 
 std::string ring_flag_names(unsigned flags) {
   std::string n;
@@ -59,8 +58,7 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
   } else {
     *fallback = errno_message("io_uring_register_files", plan_.path, -ret);
   }
-  // Whole slots per registered iovec, each iovec at most 1 GiB.
-  size_t per_chunk = std::max<size_t>(1, kMaxRegisteredChunk / plan_.slot_stride);
+  const size_t per_chunk = slots_per_registered_buffer(plan_.slots, plan_.slot_stride);
   size_t chunks = (plan_.slots + per_chunk - 1) / per_chunk;
   std::vector<iovec> iov(chunks);
   for (size_t c = 0; c < chunks; ++c) {

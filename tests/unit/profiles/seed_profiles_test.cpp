@@ -386,7 +386,7 @@ void check_dd_row(const DdRow& row) {
     } else if (f == "nocache") {
       CHECK(spec->direct);
     } else {
-      CHECK(f == "noatime");  // nothing to map: said in the note
+      CHECK(f == "noatime");  // every target is opened O_NOATIME: said in the note
     }
   }
   for (const auto& [key, value] : o) {

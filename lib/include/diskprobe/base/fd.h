@@ -17,7 +17,8 @@ class Fd {
   Fd& operator=(Fd&& o) noexcept;
   ~Fd();
 
-  // open(2); the error names the path and strerror.
+  // open(2); the error names the path and strerror. O_NOATIME, which only the file's owner
+  // (or CAP_FOWNER) may ask for, is dropped where the kernel refuses it (EPERM), as fio does.
   static Result<Fd> open(const std::string& path, int flags, unsigned mode = 0);
 
   int get() const { return fd_; }
