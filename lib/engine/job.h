@@ -29,6 +29,13 @@ struct JobOutput {
   std::string fallback;  // registered files/buffers refused: plain ops were used
   std::string feature_note;  // sqpoll/hipri refused by the kernel: ran without
   AsyncProbe probe;          // force_async=auto: what the probe measured and kept
+  // plan.chunk_watch: whether the watch ended (a run may end first), the I/Os it saw in
+  // flight on average after each reap, and whether the job batched from then on.
+  struct ChunkWatch {
+    bool ended = false;
+    double mean_in_flight = 0;
+    bool batched = false;
+  } chunk_watch;
   bool stopped = false;  // saw the stop flag
   bool arrived = false;  // has reported to the start gate
   // steadystate: where the job publishes its totals, and the watch's word to stop (else null).

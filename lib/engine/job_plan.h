@@ -39,6 +39,9 @@ struct JobPlan {
   uint32_t async_every = 0;   // force_async: every Nth SQE with IOSQE_ASYNC; 0 = none
   bool probe_async = false;   // force_async=auto on a bio-based device: probe, keep the faster
   uint32_t submit_chunk = kAllAtOnce;  // iodepth_batch_submit: at most this many SQEs per io_uring_enter
+  // auto chose one per call: each job watches how many of its I/Os stay in flight so, and
+  // batches from then on where it kept less than half of them (its own calls were the limit).
+  bool chunk_watch = false;
   uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
   uint64_t ramp_ns = 0;
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
@@ -58,6 +61,10 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg);
 
 // What iodepth_batch_submit comes to on this target: the most SQEs per io_uring_enter.
 uint32_t submit_chunk(const JobSpec& spec, const Target& target, unsigned ring_flags);
+
+// How long, and over how many completions at least, a job watches its queue under chunk_watch.
+inline constexpr uint64_t kChunkWatchNs = 100'000'000;
+inline constexpr uint64_t kChunkWatchIos = 4096;
 
 // Registered buffers a ring takes at most: IORING_MAX_REG_BUFFERS is 16384, but the kernel
 // checks each new buffer's huge pages against every one registered before it.

@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <memory>
 #include <random>
+#include <string>
 #include <system_error>
 #include <thread>
 
@@ -16,6 +18,35 @@ namespace {
 
 using engine::JobOutput;
 using engine::JobPlan;
+
+// plan.chunk_watch: what one I/O per call kept in flight, and what each job did about it.
+std::string chunk_watch_note(const JobPlan& plan, const std::vector<JobOutput>& outs) {
+  std::string note = "iodepth_batch_submit=auto: " + plan.path +
+                     " is a loop device, whose kworker runs each request: random I/O went one I/O per "
+                     "io_uring_enter (fio's default), which hands it each request as it is made, while that "
+                     "kept the queue at least half full";
+  size_t ended = 0, batched = 0;
+  double in_flight = 0;
+  for (const auto& o : outs) {
+    if (!o.chunk_watch.ended) continue;
+    ++ended;
+    batched += o.chunk_watch.batched;
+    in_flight += o.chunk_watch.mean_in_flight;
+  }
+  if (ended > 0) {
+    char mean[32];
+    std::snprintf(mean, sizeof mean, "%.1f", in_flight / static_cast<double>(ended));
+    note += "; over the first " + std::to_string(engine::kChunkWatchNs / 1'000'000) + " ms it kept a mean " + mean +
+            " of " + std::to_string(plan.slots) + " I/Os in flight, ";
+    if (batched == 0) {
+      note += "the kworker the limit, and stayed so";
+    } else {
+      note += "the job's own calls the limit, and " + std::to_string(batched) + " of " + std::to_string(ended) +
+              (ended == 1 ? " job" : " jobs") + " submitted every free slot at once from then on";
+    }
+  }
+  return note + "; iodepth_batch_submit=0 submits every free slot at once throughout, 1 one I/O per call";
+}
 
 std::string iso8601_utc(std::chrono::system_clock::time_point t) {
   std::time_t tt = std::chrono::system_clock::to_time_t(t);
@@ -144,12 +175,7 @@ void merge_jobs(const JobPlan& plan, const std::vector<JobOutput>& outs, Results
   if (plan.probe_async) {
     if (std::string note = engine::probe_note(plan.path, probes); !note.empty()) r.notes.push_back(note);
   }
-  if (plan.spec->iodepth_batch_submit == JobSpec::kBatchSubmitAuto && plan.submit_chunk == 1) {
-    r.notes.push_back("iodepth_batch_submit=auto: " + plan.path +
-                      " is a loop device, whose kworker runs each request: random I/O went one I/O per "
-                      "io_uring_enter (fio's default), which hands it each request as it is made; "
-                      "iodepth_batch_submit=0 submits every free slot at once");
-  }
+  if (plan.chunk_watch) r.notes.push_back(chunk_watch_note(plan, outs));
   for (const auto& o : outs) {
     if (o.feature_note.empty()) continue;
     r.notes.push_back(o.feature_note);

@@ -175,7 +175,7 @@ void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch&
 // Rests, then -EAGAIN resends (the same I/O again, buffer untouched), then new I/Os, as far
 // as the SQ has room (iodepth above its size: the rest go next round). One loop each instead
 // of one condition over all three per SQE: ~10 instructions an I/O. The rest of a short I/O
-// goes out even when stopping: the I/O is in flight until whole. At most plan_.submit_chunk SQEs
+// goes out even when stopping: the I/O is in flight until whole. At most chunk_ SQEs
 // (iodepth_batch_submit); submit_and_wait then does not wait, and the loop comes back for the
 // next chunk.
 template <bool kExtras>
@@ -190,7 +190,7 @@ template <bool kExtras>
   if (nrest_ == 0 && (run_.stopping || (nretry_ == 0 && nothing_new()))) return b;
   io_uring* ring = ring_.get();
   b.t_prep = now_ns();
-  unsigned room = std::min(io_uring_sq_space_left(ring), plan_.submit_chunk);
+  unsigned room = std::min(io_uring_sq_space_left(ring), chunk_);
   for (; room > 0 && nrest_ > 0; --room) issue(next_sqe(ring), rest_[--nrest_], b);
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
@@ -271,7 +271,7 @@ template <bool kExtras>
   // here (the CQ is twice the SQ and at most `slots` I/Os are in flight).
   // A full chunk with free slots left: no wait, the next chunk goes first. Never so with every
   // free slot at once (kAllAtOnce is more than any batch).
-  const bool next_chunk = b.prepped >= plan_.submit_chunk && nfree_ > 0;
+  const bool next_chunk = b.prepped >= chunk_ && nfree_ > 0;
   if (enter_went_on(ret) && !next_chunk && io_uring_cq_ready(ring) == 0) {
     if constexpr (kExtras) {
       if (held_ != kNone) return wait_due();
@@ -279,6 +279,26 @@ template <bool kExtras>
     ret = io_uring_submit_and_wait(ring, 1);
   }
   return ret;
+}
+
+// One I/O per call (auto, on loop) feeds the kworker each request as it is made, which pays
+// while the kworker is the limit: the queue then stays full. Where each call costs more than
+// the kworker takes for a request, few I/Os are in flight and the job's calls are the limit:
+// then every free slot at once, from the end of the watch (kChunkWatchNs and kChunkWatchIos).
+[[gnu::noinline]] void UringJob::watch_chunk(uint64_t t_reaped, JobOutput& out) {
+  watch_in_flight_ += plan_.slots - nfree_ - nretry_ - nrest_;
+  ++watch_rounds_;
+  if (run_.stopping) {
+    watching_ = false;
+    return;
+  }
+  if (t_reaped < watch_until_ || reaped_ < kChunkWatchIos) return;
+  watching_ = false;
+  auto& w = out.chunk_watch;
+  w.ended = true;
+  w.mean_in_flight = static_cast<double>(watch_in_flight_) / static_cast<double>(watch_rounds_);
+  w.batched = 2 * watch_in_flight_ < uint64_t{plan_.slots} * watch_rounds_;
+  if (w.batched) chunk_ = kAllAtOnce;
 }
 
 // Measured completions reaped together that were also submitted together (same slot times)
@@ -376,6 +396,9 @@ Status UringJob::run_loop(JobOutput& out) {
   uint64_t t_reaped = now_ns();
   async_every_ = plan_.async_every;
   if (plan_.probe_async) async_every_ = probe_.start(t_reaped);
+  chunk_ = plan_.submit_chunk;
+  watching_ = plan_.chunk_watch;
+  watch_until_ = t_reaped + kChunkWatchNs;
   for (;;) {
     const Batch b = prep_batch<kExtras>();
     if (run_.stopping) {
@@ -391,6 +414,7 @@ Status UringJob::run_loop(JobOutput& out) {
       return make_error(errno_message("io_uring_enter", plan_.path, -ret));
     }
     reap(t_reaped);
+    if (watching_) watch_chunk(t_reaped, out);
     if (probe_.due(t_reaped)) async_every_ = probe_.step(t_reaped, reaped_);
     run_.check(t_reaped, out);
     if constexpr (kExtras) run_.extras(t_reaped, out);

@@ -84,6 +84,7 @@ class UringJob {
   int submit_and_wait(const Batch& b);
   int wait_due();
   void reap(uint64_t t_reaped);
+  void watch_chunk(uint64_t t_reaped, JobOutput& out);
   void issue(io_uring_sqe* sqe, uint32_t s, Batch& b);
   void prep(io_uring_sqe* sqe, uint32_t s, const Slot& sl, uint32_t bs);
   void mark_async(io_uring_sqe* sqe);
@@ -108,6 +109,9 @@ class UringJob {
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe
   uint64_t last_submit_ = 0;                    // the last submit call's t_submit
+  uint32_t chunk_ = kAllAtOnce;                 // SQEs per io_uring_enter at most (plan_.submit_chunk)
+  bool watching_ = false;                       // plan_.chunk_watch, until the watch ends
+  uint64_t watch_until_ = 0, watch_rounds_ = 0, watch_in_flight_ = 0;
   AsyncProbeRun probe_;
 };
 

@@ -85,7 +85,7 @@ TEST_CASE("completed writes equal the kernel's /sys/block/X/stat delta within 0.
       {"size-bounded 64 MiB, QD8",
        {"--numjobs", "1", "--iodepth", "8", "--offset", "8M", "--size", "64M", "--time_based", "false", "--runtime",
         "0"}},
-      // loop submits one I/O per call by default (iodepth_batch_submit=auto): the batched way,
+      // loop submits one I/O per call at first by default (iodepth_batch_submit=auto): the batched way,
       // and chunks that do not divide the depth, counted the same.
       {"time_based, 2 jobs x QD16, every free slot at once",
        {"--numjobs", "2", "--iodepth", "16", "--runtime", "2", "--offset", "8M", "--size", "128M",

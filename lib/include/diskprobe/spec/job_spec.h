@@ -130,7 +130,8 @@ struct JobSpec {
   int force_async = kForceAsyncAuto;
   // fio's iodepth_batch_submit: at most N new I/Os per io_uring_enter; 0 or N >= iodepth: every
   // free slot at once. kBatchSubmitAuto: every free slot at once, but random I/O on a loop
-  // device one I/O per call (engine/job_plan.cpp says why; the run's note says so).
+  // device one I/O per call while that keeps the queue at least half full (engine/job_plan.cpp
+  // says why; the run's note says what each job chose).
   static constexpr int kBatchSubmitAuto = -1;
   int iodepth_batch_submit = kBatchSubmitAuto;
   ContinueOnError continue_on_error = ContinueOnError::None;
