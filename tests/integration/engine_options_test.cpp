@@ -543,14 +543,13 @@ TEST_CASE("iodepth_batch_submit=auto on loop batches after its watch where one p
   const std::string notes = j["notes"].dump();
   INFO(notes);
   std::smatch m;
-  const std::string text = notes;
-  REQUIRE(std::regex_search(text, m, std::regex(R"(it kept a mean ([0-9.]+) of 32 I/Os in flight, )")));
+  REQUIRE(std::regex_search(notes, m, std::regex(R"(it kept a mean ([0-9.]+) of 32 I/Os in flight, )")));
   const double mean = std::stod(m[1]);
   CHECK(mean > 0);
   CHECK(mean <= 32);
-  const bool batched = text.find("1 of 1 job submitted every free slot at once from then on") != std::string::npos;
+  const bool batched = notes.find("1 of 1 job submitted every free slot at once from then on") != std::string::npos;
   CHECK(batched == (mean < 16));
-  if (!batched) CHECK_THAT(text, Contains("the kworker the limit, and stayed so"));
+  if (!batched) CHECK_THAT(notes, Contains("the kworker the limit, and stayed so"));
   // The first calls went one at a time (the watch); after a batched watch some call sent more.
   REQUIRE(submits.size() > 8);
   CHECK(submits.front() == 1);

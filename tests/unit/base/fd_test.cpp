@@ -41,36 +41,37 @@ int open_as_non_owner(const std::string& path) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
 }
 
+// A file of the caller's own in a directory anyone may enter, both removed with it.
+struct TempFile {
+  char dir[32] = "/tmp/diskprobe-fd-XXXXXX";
+  std::string path;
+  TempFile() {
+    REQUIRE(mkdtemp(dir) != nullptr);
+    REQUIRE(::chmod(dir, 0755) == 0);
+    path = std::string(dir) + "/file";
+    REQUIRE(Fd::open(path, O_WRONLY | O_CREAT, 0644));
+  }
+  ~TempFile() {
+    ::unlink(path.c_str());
+    ::rmdir(dir);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("Fd::open keeps O_NOATIME on a file of the caller's own", "[fd]") {
-  char dir[] = "/tmp/diskprobe-fd-XXXXXX";
-  REQUIRE(mkdtemp(dir) != nullptr);
-  const std::string path = std::string(dir) + "/own";
-  {
-    auto made = Fd::open(path, O_WRONLY | O_CREAT, 0644);
-    REQUIRE(made);
-  }
-  auto fd = Fd::open(path, O_RDONLY | O_NOATIME);
+  TempFile own;
+  auto fd = Fd::open(own.path, O_RDONLY | O_NOATIME);
   REQUIRE(fd);
   CHECK((::fcntl(fd->get(), F_GETFL) & O_NOATIME) != 0);
-  ::unlink(path.c_str());
-  ::rmdir(dir);
 }
 
 // Regression: diskprobe opens its target with O_NOATIME (no touch_atime per read, as fio); a
 // user who may read a device or file but does not own it must still be able to run.
 TEST_CASE("Fd::open drops O_NOATIME where the kernel refuses it (EPERM: not the file's owner)", "[fd]") {
-  char dir[] = "/tmp/diskprobe-fd-XXXXXX";
-  REQUIRE(mkdtemp(dir) != nullptr);
-  REQUIRE(::chmod(dir, 0755) == 0);
-  const std::string path = std::string(dir) + "/theirs";
-  {
-    auto made = Fd::open(path, O_WRONLY | O_CREAT, 0644);
-    REQUIRE(made);
-  }
+  TempFile file;
   // Run as a user other than root, the file is the caller's own: take one it does not own.
-  const std::string target = geteuid() == 0 ? path : "/etc/passwd";
+  const std::string target = geteuid() == 0 ? file.path : "/etc/passwd";
   struct stat st {};
   REQUIRE(::stat(target.c_str(), &st) == 0);
   if (geteuid() != 0 && st.st_uid == geteuid()) {
@@ -79,9 +80,7 @@ TEST_CASE("Fd::open drops O_NOATIME where the kernel refuses it (EPERM: not the 
     CHECK(open_as_non_owner(target) == 0);
   }
   // Other errors are not retried away: a missing file is still an error, named.
-  auto missing = Fd::open(std::string(dir) + "/missing", O_RDONLY | O_NOATIME);
+  auto missing = Fd::open(std::string(file.dir) + "/missing", O_RDONLY | O_NOATIME);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().find("missing") != std::string::npos);
-  ::unlink(path.c_str());
-  ::rmdir(dir);
 }
