@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""bench.py's zero-cost ceiling: which kernel figure it rests on, per device kind."""
+"""bench.py's arithmetic: the zero-cost ceiling (which kernel figure it rests on, per device kind)
+and the per-round ratios that decide how many rounds a loop or zram row runs."""
 import os
 import sys
 import unittest
@@ -43,6 +44,63 @@ class CeilingTest(unittest.TestCase):
     def test_no_kernel_time_gives_no_ceiling(self):
         iops, _, _ = bench.ceiling_iops("loop", [tool(0, 0)], 1, 2)
         self.assertNotEqual(iops, iops)  # nan
+
+
+def rounds(dp, fd, ft):
+    """bench_device's samples from per-round IOPS lists."""
+    return {"diskprobe": [{"iops": x} for x in dp], "fio-default": [{"iops": x} for x in fd],
+            "fio-tuned": [{"iops": x} for x in ft]}
+
+
+class PairedRoundsTest(unittest.TestCase):
+    # The interval is the binomial one for a median: order statistics k and n-k+1 (1-based).
+    def test_interval_takes_the_order_statistics_a_binomial_table_gives(self):
+        for n, k, conf in ((5, 1, 0.9375), (7, 1, 0.984375), (8, 2, 0.9296875), (9, 2, 0.9609375),
+                           (11, 3, 0.9345703125), (13, 4, 0.90771484375), (15, 4, 0.96484375)):
+            xs = [float(i) for i in range(n, 0, -1)]  # unsorted on purpose
+            lo, hi, c = bench.median_interval(xs)
+            self.assertEqual((lo, hi), (float(k), float(n - k + 1)), n)
+            self.assertAlmostEqual(c, conf)
+            self.assertGreaterEqual(c, 0.90)
+
+    def test_no_interval_from_fewer_than_five_rounds(self):
+        for n in range(0, 5):
+            self.assertIsNone(bench.median_interval([1.0] * n))
+
+    def test_ratios_pair_each_round_with_the_better_fio_by_median(self):
+        # fio tuned has the higher median even though fio default wins round 0.
+        better, ratios, _ = bench.versus_better_fio(rounds([100, 200, 120], [300, 100, 100], [110, 220, 120]))
+        self.assertEqual(better, "fio-tuned")
+        self.assertEqual(ratios, [100 / 110, 200 / 220, 1.0])
+
+    def test_a_slow_round_cancels_in_its_ratio(self):
+        # Every tool halves in round 2: the medians of the IOPS move, the ratios do not.
+        _, ratios, iv = bench.versus_better_fio(rounds([102, 51, 102, 102, 102], [90] * 5, [100, 50, 100, 100, 100]))
+        self.assertTrue(all(abs(r - 1.02) < 1e-9 for r in ratios))
+        self.assertEqual(bench.separated(iv), 1)
+
+    def test_separated_says_which_side_of_level_the_interval_lies(self):
+        self.assertEqual(bench.separated((1.01, 1.2, 0.94)), 1)
+        self.assertEqual(bench.separated((0.8, 0.99, 0.94)), -1)
+        self.assertEqual(bench.separated((0.97, 1.03, 0.94)), 0)
+        self.assertEqual(bench.separated((1.0, 1.03, 0.94)), 0)  # touching level is not clear of it
+        self.assertEqual(bench.separated(None), 0)
+
+    def test_rounds_go_on_while_undecided_and_stop_at_the_most(self):
+        mixed = rounds([100, 96, 104, 99, 101], [90] * 5, [100] * 5)
+        ahead = rounds([110, 108, 112, 109, 111], [90] * 5, [100] * 5)
+        behind = rounds([90, 92, 91, 89, 93], [80] * 5, [100] * 5)
+        self.assertFalse(bench.enough_rounds(4, 5, 11, ahead))  # below --rounds: never
+        self.assertTrue(bench.enough_rounds(5, 5, 11, ahead))
+        self.assertTrue(bench.enough_rounds(5, 5, 11, behind))
+        self.assertFalse(bench.enough_rounds(5, 5, 11, mixed))
+        self.assertTrue(bench.enough_rounds(5, 5, 5, mixed))  # --max-rounds = --rounds: no more
+
+    def test_a_miss_inside_the_noise_is_level_and_outside_it_missed(self):
+        self.assertIs(bench.paired_status(1.0, ("fio-tuned", [], (0.5, 0.9, 0.94))), True)  # medians decide a met
+        self.assertEqual(bench.paired_status(0.99, ("fio-tuned", [], (0.96, 1.02, 0.94))), "level")
+        self.assertIs(bench.paired_status(0.97, ("fio-tuned", [], (0.95, 0.99, 0.94))), False)
+        self.assertEqual(bench.paired_status(0.97, ("fio-tuned", [0.97] * 4, None)), "level")
 
 
 if __name__ == "__main__":
