@@ -459,12 +459,16 @@ def separated(interval):
     return 1 if lo > 1.0 else -1 if hi < 1.0 else 0
 
 
-def versus_better_fio(samples):
-    """(the fio with the higher median IOPS, diskprobe's per-round IOPS ratios against it, their
-    median's interval) from one workload's samples: {tool: [metrics per round]}."""
-    med = {t: statistics.median(m["iops"] for m in samples[t]) for t in ("fio-default", "fio-tuned")}
-    better = max(med, key=med.get)
-    ratios = paired_ratios([m["iops"] for m in samples["diskprobe"]], [m["iops"] for m in samples[better]])
+def versus_better_fio(samples, key="iops"):
+    """(the better fio by median, diskprobe's per-round ratios against it, their median's
+    interval) from one workload's samples: {tool: [metrics per round]}. For "iops" the better
+    fio has the higher median and a ratio is diskprobe's over fio's; for "lat_mean_us" the
+    lower, and a ratio is fio's latency over diskprobe's: above 1.0 is diskprobe ahead for both."""
+    higher = key != "lat_mean_us"
+    med = {t: statistics.median(m[key] for m in samples[t]) for t in ("fio-default", "fio-tuned")}
+    better = (max if higher else min)(med, key=med.get)
+    dp, fio = [m[key] for m in samples["diskprobe"]], [m[key] for m in samples[better]]
+    ratios = paired_ratios(dp, fio) if higher else paired_ratios(fio, dp)
     return better, ratios, median_interval(ratios)
 
 
@@ -512,6 +516,7 @@ def bench_device(kind, args, workloads):
                          for t in TOOLS}
         results[w[0]]["pinned"] = dp_cpu
         results[w[0]]["paired"] = versus_better_fio(samples)
+        results[w[0]]["paired_lat"] = versus_better_fio(samples, "lat_mean_us")
         results[w[0]]["rounds"] = r
         if hold is not None:
             os.close(hold)
@@ -566,10 +571,16 @@ def bench_device(kind, args, workloads):
             # row, round by round. A miss whose per-round ratios still hold 1.0 after the rounds
             # this run could spend is "level": the tools are not told apart by this machine.
             verdicts.append((f"{what}: IOPS >= the better of fio default and fio tuned "
-                             f"({paired_text(results[w[0]], min(row[0], row[1]))})" + alone,
+                             f"({paired_text(results[w[0]], 'paired', min(row[0], row[1]))})" + alone,
                              paired_status(results[w[0]]["paired"])))
         verdicts.append((f"{what}: user CPU/IO <= 0.5x fio (both)", row[2] <= 0.5 and row[3] <= 0.5))
-        if w[4] == 1:
+        if w[4] == 1 and kind != "nullblk":
+            # The same pairing for QD1's mean latency, as fio's over diskprobe's (above 1.0:
+            # diskprobe's is lower).
+            verdicts.append((f"{what}: mean latency <= the better fio's "
+                             f"({paired_text(results[w[0]], 'paired_lat', 1.0 / max(row[4], row[5]))})"
+                             + alone, paired_status(results[w[0]]["paired_lat"])))
+        elif w[4] == 1:
             verdicts.append((f"{what}: mean latency <= fio (both)" + alone, row[4] <= 1.0 and row[5] <= 1.0))
     if kind != "nullblk":
         print()
@@ -597,12 +608,13 @@ def paired_status(paired):
     return "level" if separated(iv) == 0 else False
 
 
-def paired_text(result, by_medians):
-    better, ratios, iv = result["paired"]
+def paired_text(result, which, by_medians):
+    better, ratios, iv = result[which]
+    what = "fio's over diskprobe's" if which == "paired_lat" else "diskprobe's over fio's"
     span = "no interval under 5 rounds" if iv is None else \
         f"{iv[2]:.0%} interval {iv[0]:.2f}x-{iv[1]:.2f}x"
-    return (f"{result['rounds']} rounds; per round against {better}: median {statistics.median(ratios):.2f}x, "
-            f"{span}; by the medians {by_medians:.2f}x")
+    return (f"{result['rounds']} rounds; per round, {what}, against {better}: median "
+            f"{statistics.median(ratios):.2f}x, {span}; by the medians {by_medians:.2f}x")
 
 
 INSTR_COUNTS = (20_000, 120_000)  # I/Os per counted run; the difference is per 100k I/Os

@@ -74,6 +74,15 @@ class PairedRoundsTest(unittest.TestCase):
         self.assertEqual(better, "fio-tuned")
         self.assertEqual(ratios, [100 / 110, 200 / 220, 1.0])
 
+    def test_latency_pairs_with_the_lower_fio_and_reads_above_one_when_diskprobe_is_lower(self):
+        def lat(xs):
+            return [{"lat_mean_us": x} for x in xs]
+        samples = {"diskprobe": lat([9.0, 10.0, 11.0]), "fio-default": lat([20.0, 21.0, 19.0]),
+                   "fio-tuned": lat([10.0, 10.0, 12.0])}
+        better, ratios, _ = bench.versus_better_fio(samples, "lat_mean_us")
+        self.assertEqual(better, "fio-tuned")
+        self.assertEqual(ratios, [10.0 / 9.0, 1.0, 12.0 / 11.0])
+
     def test_a_slow_round_cancels_in_its_ratio(self):
         # Every tool halves in round 2: the medians of the IOPS move, the ratios do not.
         _, ratios, iv = bench.versus_better_fio(rounds([102, 51, 102, 102, 102], [90] * 5, [100, 50, 100, 100, 100]))
