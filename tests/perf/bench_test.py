@@ -115,6 +115,23 @@ class PairedRoundsTest(unittest.TestCase):
         self.assertIs(status([0.97, 0.95, 0.99, 0.98, 0.96]), False)
         self.assertEqual(status([0.97] * 4), "level")  # no interval yet: nothing says it is below
 
+    def test_a_multiple_target_is_judged_against_that_multiple(self):
+        # null_blk's 3.0x fio default: the same rule with `need` in place of 1.0.
+        def status(ratios, need):
+            return bench.paired_status(("fio-default", ratios, bench.median_interval(ratios)), need)
+        self.assertIs(status([3.1, 2.9, 3.3, 3.0, 3.2], 3.0), True)
+        self.assertEqual(status([2.9, 2.7, 3.2, 2.8, 3.1], 3.0), "level")
+        self.assertIs(status([2.4, 2.3, 2.5, 2.2, 2.6], 3.0), False)
+        self.assertIs(status([2.4, 2.3, 2.5, 2.2, 2.6], 1.5), True)
+        self.assertEqual(bench.separated((2.8, 3.2, 0.94), 3.0), 0)
+        self.assertEqual(bench.separated((3.05, 3.2, 0.94), 3.0), 1)
+
+    def test_a_named_fio_is_paired_even_when_it_is_not_the_better(self):
+        samples = rounds([300, 330, 310], [100, 110, 100], [200, 220, 210])
+        against, ratios, _ = bench.versus_better_fio(samples, fio="fio-default")
+        self.assertEqual(against, "fio-default")
+        self.assertEqual(ratios, [3.0, 3.0, 3.1])
+
     def test_rounds_that_drift_are_judged_by_their_pairs_not_by_the_medians(self):
         # The 2026-12-05 23:55 UTC loop row, shape kept: diskprobe ahead in 7 of 8 rounds, but the machine
         # drifted, so each tool's median IOPS is a different round's and their ratio reads < 1.
