@@ -827,8 +827,9 @@ def main():
     for what, ok in verdicts:
         print(f"{'level ' if ok == 'level' else 'met   ' if ok else 'MISSED'} {what}")
     if any(ok == "level" for _, ok in verdicts):
-        print("(level: the median per-round ratio is under 1.0, but the ratios' interval still holds it, so "
-              "this many rounds cannot tell the tools apart on this machine; --max-rounds runs more)")
+        print("(level: the median per-round ratio is under its target, but the ratios' interval still "
+              "holds the target, so this many rounds cannot tell on this machine; on loop and zram "
+              "--max-rounds runs more)")
     return 0
 
 
