@@ -48,7 +48,9 @@ A row keeps running rounds past --rounds while that interval still holds 1.0, up
 --max-rounds; a row whose median ratio is under 1.0 but whose interval holds 1.0 even then is
 printed "level": this machine cannot tell the tools apart on it. The ratio of the medians is
 printed beside it. The interval assumes independent rounds; a host whose state persists for
-minutes (where loop's kworker runs) makes it narrower than it should be.
+minutes (where loop's kworker runs) makes it narrower than it should be. QD1's mean latency on
+loop and zram is judged the same way (the better fio's latency over diskprobe's), and
+null_blk's 3.0x fio default and 1.5x fio tuned against each fio over the fixed --rounds.
 
 CPU columns: "user CPU/IO" is the tool's own figure (diskprobe's job threads, fio's
 usr_cpu). "kernel CPU/IO" is everything else the machine was busy with during the run
@@ -444,10 +446,10 @@ def median_interval(xs, confidence=0.90):
     return s[k - 1], s[n - k], 1.0 - 2.0 * sum(math.comb(n, i) for i in range(k)) / 2.0 ** n
 
 
-def paired_ratios(dp, fio):
-    """diskprobe's IOPS over fio's, round by round: a round runs the tools back to back, so a
-    slow spell of the machine lowers both sides of its ratio and cancels."""
-    return [div(a, b) for a, b in zip(dp, fio)]
+def paired_ratios(a, b):
+    """a's figure over b's, round by round: a round runs the tools back to back, so a slow
+    spell of the machine moves both sides of its ratio and cancels."""
+    return [div(x, y) for x, y in zip(a, b)]
 
 
 def separated(interval, need=1.0):
