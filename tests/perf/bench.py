@@ -475,6 +475,14 @@ def versus_better_fio(samples, key="iops", fio=None):
     return better, ratios, median_interval(ratios)
 
 
+def pairings(kind, samples):
+    """The per-round pairings a kind's verdicts use, by name: loop and zram against the better
+    fio (IOPS, and QD1's mean latency), null_blk against each fio (its targets name one)."""
+    if kind == "nullblk":
+        return {f"paired {t}": versus_better_fio(samples, fio=t) for t in ("fio-default", "fio-tuned")}
+    return {"paired": versus_better_fio(samples), "paired_lat": versus_better_fio(samples, "lat_mean_us")}
+
+
 def enough_rounds(r, least, most, samples):
     """After r rounds: stop at `most`, or from `least` on once the per-round ratio against the
     better fio has an interval clear of 1.0 either way."""
@@ -518,10 +526,7 @@ def bench_device(kind, args, workloads):
         results[w[0]] = {t: {k: statistics.median(s[k] for s in samples[t]) for k in samples[t][0]}
                          for t in TOOLS}
         results[w[0]]["pinned"] = dp_cpu
-        results[w[0]]["paired"] = versus_better_fio(samples)
-        results[w[0]]["paired_lat"] = versus_better_fio(samples, "lat_mean_us")
-        for t in ("fio-default", "fio-tuned"):
-            results[w[0]][f"paired {t}"] = versus_better_fio(samples, fio=t)
+        results[w[0]].update(pairings(kind, samples))
         results[w[0]]["rounds"] = r
         if hold is not None:
             os.close(hold)

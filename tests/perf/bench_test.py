@@ -83,6 +83,12 @@ class PairedRoundsTest(unittest.TestCase):
         self.assertEqual(better, "fio-tuned")
         self.assertEqual(ratios, [10.0 / 9.0, 1.0, 12.0 / 11.0])
 
+    def test_each_kind_gets_the_pairings_its_verdicts_name(self):
+        samples = {t: [{"iops": 100.0, "lat_mean_us": 10.0}] * 5 for t in bench.TOOLS}
+        self.assertEqual(set(bench.pairings("nullblk", samples)), {"paired fio-default", "paired fio-tuned"})
+        for kind in ("loop", "zram"):
+            self.assertEqual(set(bench.pairings(kind, samples)), {"paired", "paired_lat"})
+
     def test_a_slow_round_cancels_in_its_ratio(self):
         # Every tool halves in round 2: the medians of the IOPS move, the ratios do not.
         _, ratios, iv = bench.versus_better_fio(rounds([102, 51, 102, 102, 102], [90] * 5, [100, 50, 100, 100, 100]))
