@@ -48,8 +48,8 @@ A row keeps running rounds past --rounds while that interval still holds 1.0, up
 --max-rounds; a row whose median ratio is under 1.0 but whose interval holds 1.0 even then is
 printed "level": this machine cannot tell the tools apart on it. The ratio of the medians is
 printed beside it. The interval assumes independent rounds; a host whose state persists for
-minutes (where loop's kworker runs) makes it narrower than it should be. QD1's mean latency on
-loop and zram is judged the same way (the better fio's latency over diskprobe's), and
+minutes (where loop's kworker runs) makes it narrower than it should be. QD1's mean latency is
+judged the same way on every device (the better fio's latency over diskprobe's), and
 null_blk's 3.0x fio default and 1.5x fio tuned against each fio over the fixed --rounds.
 
 CPU columns: "user CPU/IO" is the tool's own figure (diskprobe's job threads, fio's
@@ -476,11 +476,13 @@ def versus_better_fio(samples, key="iops", fio=None):
 
 
 def pairings(kind, samples):
-    """The per-round pairings a kind's verdicts use, by name: loop and zram against the better
-    fio (IOPS, and QD1's mean latency), null_blk against each fio (its targets name one)."""
+    """The per-round pairings a kind's verdicts use, by name: QD1's mean latency against the
+    better fio everywhere; IOPS on loop and zram against the better fio, on null_blk against
+    each fio (its targets name one)."""
+    lat = {"paired_lat": versus_better_fio(samples, "lat_mean_us")}
     if kind == "nullblk":
-        return {f"paired {t}": versus_better_fio(samples, fio=t) for t in ("fio-default", "fio-tuned")}
-    return {"paired": versus_better_fio(samples), "paired_lat": versus_better_fio(samples, "lat_mean_us")}
+        return {f"paired {t}": versus_better_fio(samples, fio=t) for t in ("fio-default", "fio-tuned")} | lat
+    return {"paired": versus_better_fio(samples)} | lat
 
 
 def enough_rounds(r, least, most, samples):
@@ -589,14 +591,12 @@ def bench_device(kind, args, workloads):
                              f"({paired_text(results[w[0]], 'paired', min(row[0], row[1]))})" + alone,
                              paired_status(results[w[0]]["paired"])))
         verdicts.append((f"{what}: user CPU/IO <= 0.5x fio (both)", row[2] <= 0.5 and row[3] <= 0.5))
-        if w[4] == 1 and kind != "nullblk":
+        if w[4] == 1:
             # The same pairing for QD1's mean latency, as fio's over diskprobe's (above 1.0:
-            # diskprobe's is lower).
+            # diskprobe's is lower), on every device: at most the better fio's is at most both.
             verdicts.append((f"{what}: mean latency <= the better fio's "
                              f"({paired_text(results[w[0]], 'paired_lat', 1.0 / max(row[4], row[5]))})"
                              + alone, paired_status(results[w[0]]["paired_lat"])))
-        elif w[4] == 1:
-            verdicts.append((f"{what}: mean latency <= fio (both)" + alone, row[4] <= 1.0 and row[5] <= 1.0))
     print()
     print("| workload | rounds | IOPS per round, diskprobe / fio | median | interval |")
     print("|---|---:|---|---:|---:|")

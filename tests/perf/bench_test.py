@@ -85,9 +85,25 @@ class PairedRoundsTest(unittest.TestCase):
 
     def test_each_kind_gets_the_pairings_its_verdicts_name(self):
         samples = {t: [{"iops": 100.0, "lat_mean_us": 10.0}] * 5 for t in bench.TOOLS}
-        self.assertEqual(set(bench.pairings("nullblk", samples)), {"paired fio-default", "paired fio-tuned"})
+        self.assertEqual(set(bench.pairings("nullblk", samples)),
+                         {"paired fio-default", "paired fio-tuned", "paired_lat"})
         for kind in ("loop", "zram"):
             self.assertEqual(set(bench.pairings(kind, samples)), {"paired", "paired_lat"})
+
+    def test_nullblk_qd1_latency_is_judged_round_by_round_not_by_the_medians(self):
+        # The guest's emulator drifts within a row: diskprobe's latency is below fio tuned's in
+        # four rounds of five, but its median comes from a slow round and fio tuned's from a
+        # fast one. By the medians (the old null_blk verdict) that was a miss; paired, it is met.
+        def lat(xs):
+            return [{"lat_mean_us": x, "iops": 1e6 / x} for x in xs]
+        samples = {"diskprobe": lat([10.0, 10.5, 20.0, 21.0, 22.0]), "fio-default": lat([30.0] * 5),
+                   "fio-tuned": lat([11.0, 11.0, 21.0, 22.0, 10.0])}
+        by_medians = 20.0 / 11.0
+        self.assertGreater(by_medians, 1.0)
+        better, ratios, iv = bench.pairings("nullblk", samples)["paired_lat"]
+        self.assertEqual(better, "fio-tuned")
+        self.assertEqual(sum(r > 1.0 for r in ratios), 4)
+        self.assertIs(bench.paired_status((better, ratios, iv)), True)
 
     def test_a_slow_round_cancels_in_its_ratio(self):
         # Every tool halves in round 2: the medians of the IOPS move, the ratios do not.
