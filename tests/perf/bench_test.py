@@ -164,5 +164,21 @@ class PairedRoundsTest(unittest.TestCase):
         self.assertIs(bench.paired_status(bench.versus_better_fio(samples)), True)
 
 
+
+class UserCpuVerdictTest(unittest.TestCase):
+    # 2026-12-06, 2-vCPU KVM under PVM: dd's user share 27-40%, about 500 ns of user time a
+    # call; zram QD32 user CPU/IO read 807 ns for diskprobe (1.2 calls an I/O) against fio
+    # tuned's 947 (1.0), while callgrind counted 180 instructions an I/O against 2,270.
+    def test_a_machine_that_charges_calls_to_user_time_is_not_judged(self):
+        self.assertEqual(bench.user_cpu_status(0.73, 0.85, 0.40), "n/a")
+        self.assertEqual(bench.user_cpu_status(0.10, 0.10, bench.SKEWED_USER_SHARE), "n/a")
+
+    def test_elsewhere_both_fios_must_be_at_least_twice_diskprobes(self):
+        self.assertIs(bench.user_cpu_status(0.04, 0.06, 0.03), True)
+        self.assertIs(bench.user_cpu_status(0.50, 0.50, 0.03), True)
+        self.assertIs(bench.user_cpu_status(0.40, 0.51, 0.03), False)
+        self.assertIs(bench.user_cpu_status(0.66, 0.20, 0.14), False)
+
+
 if __name__ == "__main__":
     unittest.main()
