@@ -151,14 +151,15 @@ def run_tool(argv):
     return p, user, busy, wall
 
 
-# dd copying 64 KiB blocks from /dev/zero to /dev/null: two system calls a block, each clearing
-# or dropping 64 KiB in the kernel, and next to nothing in user space.
-CALL_PROBE = ["dd", "if=/dev/zero", "of=/dev/null", "bs=64k", "count=200000", "status=none"]
-CALL_PROBE_CALLS = 400_000
-# Where the kernel counts time where it is spent, dd's user share there is a few percent. On
-# the 2-vCPU KVM guest under PVM of 2026-12-06 it was 27-40%: about 500 ns of user time came
-# with every call whatever the block size (4 KiB and 64 KiB alike; a getppid loop 44% user),
-# more than diskprobe's whole user-space work per I/O.
+# dd copying 16 KiB blocks from /dev/zero to /dev/null: two system calls a block, each clearing
+# or dropping 16 KiB in the kernel, and next to nothing in user space (a second or two in the
+# emulated guest, which clears 1.6 GB for it).
+CALL_PROBE = ["dd", "if=/dev/zero", "of=/dev/null", "bs=16k", "count=100000", "status=none"]
+CALL_PROBE_CALLS = 200_000
+# Where the kernel counts time where it is spent, dd's user share there is a few percent (the
+# TCG guest: 4%). On the 2-vCPU KVM guest under PVM of 2026-12-06 it was 27-46%: about 500 ns
+# of user time came with every call whatever the block size (4, 16 and 64 KiB alike; a
+# getppid loop 44% user), more than diskprobe's whole user-space work per I/O.
 SKEWED_USER_SHARE = 0.15
 
 
