@@ -775,6 +775,14 @@ def bench_instructions(kind, args):
              med["diskprobe"] <= 270)]
 
 
+VERDICT_NOTES = {
+    "level": "the median per-round ratio is under its target, but the ratios' interval still holds the "
+             "target, so this many rounds cannot tell on this machine; on loop and zram --max-rounds runs more",
+    "n/a": "not judged on this machine, which charges part of every system call to user time: see the "
+           "'# system calls' line above",
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", choices=["zram", "loop", "both", "nullblk"], default="zram")
@@ -871,15 +879,11 @@ def main():
         print(f"peak RSS, {cmd}: {rss_mib:.1f} MiB")
         verdicts.append(("essd-plx-iops (64 jobs x QD64): peak RSS <= 64 MiB", rss_mib <= 64))
     print()
-    for what, ok in verdicts:
-        print(f"{ok + ' ' * (6 - len(ok)) if ok in ('level', 'n/a') else 'met   ' if ok else 'MISSED'} {what}")
-    if any(ok == "level" for _, ok in verdicts):
-        print("(level: the median per-round ratio is under its target, but the ratios' interval still "
-              "holds the target, so this many rounds cannot tell on this machine; on loop and zram "
-              "--max-rounds runs more)")
-    if any(ok == "n/a" for _, ok in verdicts):
-        print("(n/a: not judged on this machine, which charges part of every system call to user time: "
-              "see the '# system calls' line above)")
+    for what, ok in verdicts:  # ok: True, False, or a word ("level", "n/a") VERDICT_NOTES explains
+        print(f"{ok if isinstance(ok, str) else 'met' if ok else 'MISSED':<6} {what}")
+    for word, note in VERDICT_NOTES.items():
+        if any(ok == word for _, ok in verdicts):
+            print(f"({word}: {note})")
     return 0
 
 
