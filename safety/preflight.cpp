@@ -39,7 +39,7 @@ std::string to_string(DevNum d) { return std::to_string(d.major) + ":" + std::to
 // (Not tuning::Topology, which is one device's queues and interrupts.)
 class BlockStack {
  public:
-  explicit BlockStack(const SysRoot& root) : root_(root) {}
+  BlockStack(const SysRoot& root, const DeviceProber& prober) : root_(root), prober_(prober) {}
 
   std::optional<DevNum> devnum(std::string_view name) const {
     auto text = root_.read_sys("class/block/" + std::string(name) + "/dev");
@@ -66,7 +66,8 @@ class BlockStack {
     return root_.list_sys("class/block/" + std::string(name) + "/holders");
   }
 
-  // `name`, its disk, and everything it is built on through slaves/, down to whole disks.
+  // `name`, its disk, and everything it is built on through slaves/ and loop devices' backing
+  // devices, down to whole disks.
   std::set<std::string> lower(std::string_view name) const {
     std::set<std::string> seen;
     std::vector<std::string> todo{std::string(name)};
@@ -75,9 +76,27 @@ class BlockStack {
       todo.pop_back();
       if (n.empty() || !seen.insert(n).second) continue;
       todo.push_back(disk_of(n));
+      todo.push_back(backing_device(n));
       for (auto& s : root_.list_sys("class/block/" + n + "/slaves")) todo.push_back(s);
     }
     return seen;
+  }
+
+  // The block device a path names (a mount source, a swap area, a loop device's backing
+  // file): stat(2) first, since /dev/mapper and /dev/disk links are not kernel names; the
+  // /dev/NAME spelling when stat cannot tell.
+  std::optional<DevNum> device_at(const std::string& path) const {
+    if (path.empty() || path.front() != '/') return std::nullopt;
+    if (auto st = prober_.stat_path(path); st && st->is_block) return st->rdev;
+    if (path.rfind("/dev/", 0) == 0 && path.find('/', 5) == std::string::npos) return devnum(path.substr(5));
+    return std::nullopt;
+  }
+
+  // The kernel name of the block device under a loop device ("loop2" for losetup over
+  // /dev/loop2); empty for a loop device over a file, and for anything else.
+  std::string backing_device(std::string_view name) const {
+    auto dev = device_at(backing_file(name));
+    return dev ? name_of(*dev) : std::string();
   }
 
   // "dm-0 (device-mapper vg0-root)", "md0 (RAID)", "bcache0".
@@ -137,24 +156,14 @@ class BlockStack {
 
  private:
   const SysRoot& root_;
+  const DeviceProber& prober_;
 };
-
-// A device named in /proc (a mount source, a swap area): stat(2) first, since /dev/mapper
-// and /dev/disk links are not kernel names; the /dev/NAME spelling when stat cannot tell.
-std::optional<DevNum> block_device_at(const std::string& path, const BlockStack& topo,
-                                      const DeviceProber& prober) {
-  if (path.empty() || path.front() != '/') return std::nullopt;
-  if (auto st = prober.stat_path(path); st && st->is_block) return st->rdev;
-  if (path.rfind("/dev/", 0) == 0 && path.find('/', 5) == std::string::npos)
-    return topo.devnum(path.substr(5));
-  return std::nullopt;
-}
 
 // The devices under a mount: its major:minor, its source when that is a block device, and
 // for btrfs every member (a btrfs mount shows an anonymous 0:N, and only one source).
-std::vector<DevNum> mount_devices(const MountEntry& m, const BlockStack& topo, const DeviceProber& prober) {
+std::vector<DevNum> mount_devices(const MountEntry& m, const BlockStack& topo) {
   std::vector<DevNum> devs{m.dev};
-  if (auto src = block_device_at(m.source, topo, prober)) {
+  if (auto src = topo.device_at(m.source)) {
     devs.push_back(*src);
     if (m.fstype == "btrfs") {
       for (const auto& member : topo.btrfs_members(topo.name_of(*src))) {
@@ -170,7 +179,7 @@ std::optional<DevNum> swap_device(const SwapEntry& s, const BlockStack& topo, co
   if (s.type == "file") {
     if (auto st = prober.stat_path(s.path); st && !st->is_block) return st->dev;
   }
-  return block_device_at(s.path, topo, prober);
+  return topo.device_at(s.path);
 }
 
 // The device under test and its partitions: each is checked for mounts, swap and holders.
@@ -221,14 +230,19 @@ std::string_view name_code(NameError why) {
 
 class Preflight {
  public:
-  Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, const Options& options, Checked& out)
+  // `exempt`, `depth`: a device below the target (check_backing_devices), where the chain from
+  // the target down to it is no use of it.
+  Preflight(const SysRoot& root, const DeviceProber& prober, Mode mode, const Options& options, Checked& out,
+            std::set<std::string> exempt = {}, unsigned depth = 0)
       : root_(root),
         prober_(prober),
         mode_(mode),
         options_(options),
         out_(out),
         v_(out.verdict),
-        topo_(root) {
+        topo_(root, prober),
+        exempt_(std::move(exempt)),
+        depth_(depth) {
     v_.mode = mode;
     out_.options = options;
   }
@@ -254,7 +268,7 @@ class Preflight {
           "cannot tell whether " + d.path + " is swap: " + swaps.error() + "; " + kRefuseUnchecked);
     if (mounts) {
       for (auto& mnt : *mounts)
-        mounts_.push_back(Mounted{mount_devices(mnt, topo_, prober_), std::move(mnt)});
+        mounts_.push_back(Mounted{mount_devices(mnt, topo_), std::move(mnt)});
     }
     if (swaps) {
       for (auto& sw : *swaps) swaps_.push_back(Swapped{swap_device(sw, topo_, prober_), std::move(sw)});
@@ -265,6 +279,7 @@ class Preflight {
     check_swap();
     check_holders();
     check_layers();
+    check_backing_devices();
     Fd fd = probe(held);
     if (mode_ == Mode::Write && v_.probed) deep(held ? *held : fd);
     if (mode_ == Mode::Write) check_partitions();
@@ -276,6 +291,7 @@ class Preflight {
 
  private:
   static constexpr char kRefuseUnchecked[] = "diskprobe refuses what it cannot check";
+  static constexpr unsigned kMaxStackDepth = 8;  // loop devices over loop devices, at most
 
   // The --paranoid sampler, last: only a device that passed every other check is read.
   void sample(const Fd& fd) {
@@ -339,6 +355,9 @@ class Preflight {
       return;
     }
     for (const auto& f : r.findings) {
+      // Below the target, diskprobe's blocks carry the target's identity, not this device's:
+      // the target's own checks judge the data in its window.
+      if (f.nonzero && depth_ > 0) continue;
       std::string what = f.what;
       if (f.signature) {
         what = describe(*f.signature) + " starting at byte " + std::to_string(f.start) + " (its signature at byte " +
@@ -445,6 +464,7 @@ class Preflight {
     const BlockDevice& d = out_.device;
     for (const auto& node : nodes_) {
       auto holders = node.partition_of_target ? topo_.holders(node.name) : d.holders;
+      std::erase_if(holders, [&](const std::string& h) { return exempt_.count(h) != 0; });
       if (holders.empty()) continue;
       std::vector<std::string> named;
       for (const auto& h : holders) named.push_back(topo_.describe_holder(h));
@@ -462,7 +482,9 @@ class Preflight {
   // them; then what is built on those, and so on.
   void check_layers() {
     const BlockDevice& d = out_.device;
-    std::set<std::string> below;  // the target, its partitions, and every layer found so far
+    // The target, its partitions, and every layer found so far; the chain above a device below
+    // the target counts as found, not as a use.
+    std::set<std::string> below(exempt_);
     for (const auto& n : nodes_) below.insert(n.name);
     std::set<std::string> reported(d.holders.begin(), d.holders.end());
     for (const auto& n : nodes_) {
@@ -500,7 +522,7 @@ class Preflight {
     std::string file = topo_.backing_file(u);
     if (file.empty()) return {};
     std::string from = " from byte " + topo_.loop_offset(u);
-    if (auto dev = block_device_at(file, topo_, prober_)) {
+    if (auto dev = topo_.device_at(file)) {
       std::string n = topo_.name_of(*dev);
       if (below.count(n)) return "a loop device over /dev/" + n + from;
     }
@@ -512,6 +534,45 @@ class Preflight {
     }
     if (same) return "a loop device over " + own_backing + from + ", the backing file of " + out_.device.path;
     return {};
+  }
+
+  // A loop device over a block device writes to that device, and nothing above shows it: the
+  // loop driver takes no claim on its backing device, and sysfs links the two neither way. So
+  // the device under every loop device in the target's stack (the target itself, or one in
+  // slaves/ below a layer) is checked as a target is (system disk, mounted, swap, holders,
+  // layers, busy, what it holds, partitions), the chain down to it excepted, and each reason
+  // refuses the target. Its sampler does not run: the target's own judges the bytes it writes.
+  void check_backing_devices() {
+    const BlockDevice& d = out_.device;
+    std::set<std::string> chain(exempt_);
+    std::vector<std::pair<std::string, std::string>> backed;  // a loop device, the device under it
+    std::vector<std::string> todo{d.name};
+    while (!todo.empty()) {
+      std::string n = todo.back();
+      todo.pop_back();
+      if (n.empty() || !chain.insert(n).second) continue;
+      for (auto& s : topo_.slaves(n)) todo.push_back(s);
+      if (std::string under = topo_.backing_device(n); !under.empty()) backed.emplace_back(n, under);
+    }
+    for (const auto& [loop, under] : backed) {
+      std::string via = loop == d.name ? d.path + " is a loop device over /dev/" + under
+                                       : d.path + " writes through /dev/" + loop + ", a loop device over /dev/" + under;
+      via += " from byte " + topo_.loop_offset(loop);
+      if (depth_ >= kMaxStackDepth) {
+        add(code::kCannotProbe, via + ", " + std::to_string(depth_ + 1) + " loop devices deep: " +
+                                    std::string(kRefuseUnchecked) + "; run on the device at the bottom");
+        continue;
+      }
+      Options inner_options = options_;
+      inner_options.hold = false;
+      inner_options.paranoid = Paranoid::Off;
+      Checked inner;
+      Preflight(root_, prober_, mode_, inner_options, inner, chain, depth_ + 1).run(under, false, nullptr);
+      for (const auto& r : inner.verdict.reasons) {
+        if (r.code == code::kSystemDisk && v_.has(code::kSystemDisk)) continue;  // said once, by lower()
+        add(r.code, via + ", so it writes there: " + r.message);
+      }
+    }
   }
 
   // ", mounted at /mnt (ext4)", ", active swap": what makes the layer matter.
@@ -630,6 +691,8 @@ class Preflight {
   std::vector<Mounted> mounts_;
   std::vector<Swapped> swaps_;
   bool ro_ioctl_ = false;
+  std::set<std::string> exempt_;
+  unsigned depth_ = 0;
 };
 
 }  // namespace

@@ -231,6 +231,37 @@ TEST_CASE("a loop device over the target (losetup -o 1M) or over its backing fil
   SECTION("once they are gone, the device passes") { passes(dev); }
 }
 
+TEST_CASE("a loop device over a block device at an offset is refused for what that device holds", "[deep]") {
+  // losetup -o 27M over a device: libblkid, the deep probe and the sampler see only the window,
+  // which starts inside the filesystem's data.
+  auto under = testing::make_loop(64 * kMiB);
+  const std::string dev = under.path();
+  SECTION("a mounted ext4 on the device under it") {
+    must("mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 " + dev);
+    std::string mnt = "/var/tmp/diskprobe-deep-mnt-" + std::to_string(::getpid());
+    std::filesystem::create_directories(mnt);
+    must("mount -o noatime " + dev + " " + mnt);
+    Guard unmount([&] {
+      testing::sh("umount " + mnt);
+      std::filesystem::remove(mnt);
+    });
+    Loop window(dev, 27 * kMiB, 12 * kMiB);
+    refused_everywhere(window.path(),
+                       window.path() + " is a loop device over " + dev + " from byte 28311552, so it writes there: " +
+                           dev + " is mounted at " + mnt,
+                       true);
+  }
+  SECTION("an unmounted ext4 on the device under it") {
+    must("mkfs.ext4 -q -F " + dev);
+    Loop window(dev, 27 * kMiB, 12 * kMiB);
+    refused_everywhere(window.path(), "so it writes there: " + dev + " holds an ext4 filesystem");
+  }
+  SECTION("a blank device under it passes") {
+    Loop window(dev, 27 * kMiB, 12 * kMiB);
+    passes(window.path());
+  }
+}
+
 TEST_CASE("64 KiB of random data written into a region written by a bs=4k run is refused", "[deep][sampler]") {
   auto loop = testing::make_loop(64 * kMiB);
   const std::string dev = loop.path();

@@ -41,6 +41,7 @@ class FakeProber final : public DeviceProber {
   int shared_err = 0;                       // only shared opens fail with this errno
   std::string probe_error;                  // libblkid fails with this message
   std::vector<Signature> signatures;
+  std::map<std::string, std::vector<Signature>> signatures_at;  // by path: these instead
   bool ro = false;
   mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
   const BlockReader* disk = nullptr;       // what the sampler reads; null: a blank disk
@@ -70,11 +71,12 @@ class FakeProber final : public DeviceProber {
     o.rdev = it->second;
     return o;
   }
-  Probed probe(const Fd&, const std::string&) const override {
+  Probed probe(const Fd&, const std::string& path) const override {
     Probed p;
     p.ok = probe_error.empty();
     p.error = probe_error;
-    if (p.ok) p.signatures = signatures;
+    auto at = signatures_at.find(path);
+    if (p.ok) p.signatures = at != signatures_at.end() ? at->second : signatures;
     return p;
   }
   // What libblkid finds over a range from each offset (the deep probe's partition starts).
@@ -966,6 +968,84 @@ TEST_CASE("in use through the back doors: loop devices over the target, its back
     CHECK(v.safe());
   }
 }
+
+TEST_CASE("a loop device over a block device is checked as that device: what refuses it refuses the loop",
+          "[safety][layers]") {
+  const DevNum kLoop1{7, 1}, kLoop2{7, 2}, kDm1{253, 1};
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.disk("loop1", kLoop1);
+  f.loop("loop1", "/dev/vdc", 27 << 20);
+  f.prober.stats["/dev/vdc"] = PathDevice{true, kVdc, {0, 6}, 0};
+  const std::string via = "/dev/loop1 is a loop device over /dev/vdc from byte 28311552, so it writes there: ";
+  auto refused = [&](const std::string& dev, Mode m, const std::string& code, const std::string& says) {
+    auto v = check(f, dev, m);
+    INFO(to_string(m) << ": " << v.summary());
+    CHECK(v.has(code));
+    CHECK(all_messages(v).find(says) != std::string::npos);
+  };
+  SECTION("the device under it is mounted (losetup -o 27M over a mounted ext4's disk)") {
+    f.mountinfo("30 1 252:32 / /mnt/data rw - ext4 /dev/vdc rw\n");
+    for (Mode m : {Mode::Write, Mode::Read}) refused("loop1", m, "mounted", via + "/dev/vdc is mounted at /mnt/data");
+  }
+  SECTION("the device under it holds a filesystem the window does not show") {
+    f.prober.signatures_at["/dev/vdc"] = {{"ext4", "filesystem", 1080, false}};
+    refused("loop1", Mode::Write, "signature", via + "/dev/vdc holds an ext4 filesystem");
+    CHECK(check(f, "loop1", Mode::Read).safe());  // reading harms no filesystem
+  }
+  SECTION("a partition of the device under it is mounted") {
+    f.partition("vdc", "vdc1", kVdc1);
+    f.mountinfo("30 1 252:33 / /mnt/data rw - ext4 /dev/vdc1 rw\n");
+    auto v = check(f, "loop1", Mode::Write);
+    CHECK(v.has(code::kHasPartitions));
+    CHECK(all_messages(v).find(via + "/dev/vdc1 (a partition of /dev/vdc) is mounted at /mnt/data") !=
+          std::string::npos);
+  }
+  SECTION("the device under it is the system disk: said once") {
+    f.partition("vdc", "vdc1", kVdc1);
+    f.mountinfo("30 1 252:33 / / rw - ext4 /dev/vdc1 rw\n");
+    auto v = check(f, "loop1", Mode::Write);
+    auto c = codes(v);
+    CHECK(std::count(c.begin(), c.end(), "system-disk") == 1);
+    CHECK(all_messages(v).find("/dev/loop1 is on the system disk (vdc holds /)") != std::string::npos);
+  }
+  SECTION("the device under it cannot be opened: refused, not passed") {
+    f.prober.rdev.erase("/dev/vdc");
+    refused("loop1", Mode::Write, "cannot-probe", via + "cannot check /dev/vdc for data");
+  }
+  SECTION("a blank device under it passes, and the loop device over it is no use of it") {
+    auto v = check(f, "loop1", Mode::Write);
+    CHECK(v.safe());
+    CHECK(std::find(f.prober.opens.begin(), f.prober.opens.end(), "excl /dev/vdc") != f.prober.opens.end());
+  }
+  SECTION("through a device-mapper layer over the loop device") {
+    f.disk("dm-1", kDm1);
+    f.stack("loop1", "dm-1");
+    f.mountinfo("30 1 252:32 / /mnt/data rw - ext4 /dev/vdc rw\n");
+    refused("dm-1", Mode::Write, "mounted",
+            "/dev/dm-1 writes through /dev/loop1, a loop device over /dev/vdc from byte 28311552, so it writes "
+            "there: /dev/vdc is mounted at /mnt/data");
+  }
+  SECTION("a loop device over that loop device: the whole chain down") {
+    f.disk("loop2", kLoop2);
+    f.loop("loop2", "/dev/loop1", 4096);
+    f.prober.stats["/dev/loop1"] = PathDevice{true, kLoop1, {0, 6}, 0};
+    f.mountinfo("30 1 252:32 / /mnt/data rw - ext4 /dev/vdc rw\n");
+    refused("loop2", Mode::Write, "mounted",
+            "/dev/loop2 is a loop device over /dev/loop1 from byte 4096, so it writes there: " + via +
+                "/dev/vdc is mounted at /mnt/data");
+    f.mountinfo("22 1 0:21 / /proc rw - proc proc rw\n");
+    CHECK(check(f, "loop2", Mode::Write).safe());
+  }
+  SECTION("a loop device over a file is not followed") {
+    f.loop("loop1", "/var/tmp/a.img");
+    f.prober.stats["/var/tmp/a.img"] = PathDevice{false, {}, {8, 1}, 1234};
+    f.prober.signatures_at["/dev/vdc"] = {{"ext4", "filesystem", 1080, false}};
+    CHECK(check(f, "loop1", Mode::Write).safe());
+    CHECK(std::find(f.prober.opens.begin(), f.prober.opens.end(), "excl /dev/vdc") == f.prober.opens.end());
+  }
+}
+
 
 TEST_CASE("in use through a loop device: the loop-over-target fixture tree", "[safety][layers]") {
   const std::string dir = std::string(DISKPROBE_FIXTURES) + "/safety/loop-over-target";
