@@ -618,6 +618,21 @@ class Preflight {
     return std::move(o.fd);
   }
 
+  // At a recheck: the path the engine will open still names the device held. A /dev entry
+  // renamed or replaced since the check (mv, mknod) would get the writes; the engine compares
+  // again on its own descriptor.
+  bool still_named(const BlockDevice& d) {
+    auto now = prober_.stat_path(d.path);
+    DevNum want{d.major, d.minor};
+    if (now && now->is_block && now->rdev == want) return true;
+    std::string names = !now            ? "cannot be looked up (stat)"
+                        : now->is_block ? "names block device " + to_string(now->rdev) + " now"
+                                        : "names no block device now";
+    add(code::kCannotProbe, d.path + " " + names + ", not the device checked (" + to_string(want) + "): " +
+                                std::string(kRefuseUnchecked) + "; fix /dev (ls -l " + d.path + ") and run again");
+    return false;
+  }
+
   // Asks libblkid what the device holds, through `held` (a recheck) or a fresh read-only
   // open. Returns the fresh descriptor, for `hold`.
   Fd probe(const Fd* held) {
@@ -632,6 +647,8 @@ class Preflight {
     if (!held) {
       opened = open_device();
       if (!opened.valid()) return Fd();
+    } else if (!still_named(d)) {
+      return Fd();
     }
     const Fd& fd = held ? *held : opened;
     Probed p = prober_.probe(fd, d.path);

@@ -3,6 +3,8 @@
 // own Region, never one rebuilt from the spec.
 #include "diskprobe/run/run.h"
 
+#include <sys/sysmacros.h>
+
 #include <variant>
 
 #include <spdlog/spdlog.h>
@@ -155,6 +157,7 @@ void report_refusal(const Request& req, const Steps& steps, const safety::Verdic
 
 Target target_of(const Steps& steps, const BlockDevice& dev) {
   Target target{dev.path, dev.size_bytes, dev.logical_block_size, device_identity(dev)};
+  target.rdev = makedev(dev.major, dev.minor);
   steps.host.device_facts(dev, target);
   return target;
 }

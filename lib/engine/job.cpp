@@ -2,6 +2,8 @@
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include <cerrno>
@@ -49,6 +51,23 @@ Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work) {
 
 namespace {
 
+// The path names the device the preflight checked: a /dev entry renamed or replaced since the
+// check (mv, mknod, a udev rule) would otherwise get the writes. Compared on the descriptor
+// the job does its I/O through, so nothing can change between the check and the I/O.
+Status checked_device(const Fd& fd, const JobPlan& plan, const std::string& path) {
+  if (plan.rdev == 0) return Ok{};
+  auto num = [](dev_t d) { return std::to_string(major(d)) + ":" + std::to_string(minor(d)); };
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) {
+    return make_error(errno_message("fstat", path, errno) +
+                      ": cannot tell it is the device the preflight checked, so nothing was written");
+  }
+  if (S_ISBLK(st.st_mode) && st.st_rdev == plan.rdev) return Ok{};
+  return make_error(path + " is no longer the device the preflight checked (" + num(plan.rdev) + "): it names " +
+                    (S_ISBLK(st.st_mode) ? "block device " + num(st.st_rdev) : std::string("no block device")) +
+                    " now, so nothing was written; fix /dev (ls -l " + path + ") and run again");
+}
+
 void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
               const std::atomic<bool>* stop, JobOutput& out) {
   out.result->job = job;
@@ -69,6 +88,7 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
     }
     return fail(msg);
   }
+  if (auto st = checked_device(*fd, plan, path); !st) return fail(st.error());
   JobRun run(plan, job, *out.result, stop);
   run.totals = out.totals;
   run.steady_stop = out.steady_stop;

@@ -57,6 +57,7 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   for (int d = 0; d < 2; ++d) p.nblocks_dir[d] = region / p.bs[d];
   p.nblocks = p.nblocks_dir[does_writes(spec.rw) && !does_reads(spec.rw) ? 1 : 0];
   p.job_paths = target.job_paths;
+  p.rdev = target.job_paths.empty() ? target.rdev : 0;
   p.randommap = is_random(spec.rw) && !spec.norandommap;
   p.verify = spec.verify != VerifyKind::None;
   p.verify_reads = p.verify && !does_writes(spec.rw);

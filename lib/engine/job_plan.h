@@ -29,6 +29,7 @@ struct JobPlan {
   uint32_t bs[2] = {0, 0};          // [0] reads, [1] writes (fio's bs=R,W)
   uint64_t nblocks_dir[2] = {0, 0};  // blocks of each direction's size in the region
   std::vector<std::string> job_paths;  // --directory: each job's own file
+  uint64_t rdev = 0;          // Target::rdev: what the opened path must be; 0 = not compared
   bool randommap = false;     // random I/O walks a permutation of the blocks
   bool verify = false;        // every write carries a crc32c
   bool verify_reads = false;  // a read workload checks every block it reads

@@ -5,6 +5,7 @@
 // device without poll queues, and files/directories work as targets.
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -564,4 +565,53 @@ TEST_CASE("iodepth_batch_submit=auto on loop batches after its watch where one p
   REQUIRE_FALSE(calls.empty());
   CHECK(*std::max_element(calls.begin(), calls.end()) == 1);
   CHECK_THAT(j1["notes"].dump(), !Contains("iodepth_batch_submit=auto"));
+}
+
+TEST_CASE("the engine writes nothing where the device's path names another device than the one checked") {
+  // What mv /dev/loopA away and mknod /dev/loopA with loopB's numbers leave between the
+  // preflight and the run: a node of the checked name with another device behind it.
+  auto checked = testing::make_loop(16 << 20);
+  auto other = testing::make_loop(16 << 20);
+  const std::string dir = "/var/tmp/diskprobe-node-" + std::to_string(::getpid());
+  fs::create_directories(dir);
+  struct Rm {
+    std::string d;
+    ~Rm() { fs::remove_all(d); }
+  } rm{dir};
+  struct stat c {}, o {};
+  REQUIRE(::stat(checked.path().c_str(), &c) == 0);
+  REQUIRE(::stat(other.path().c_str(), &o) == 0);
+  const std::string node = dir + "/disk";
+  REQUIRE(::mknod(node.c_str(), S_IFBLK | 0600, o.st_rdev) == 0);
+  auto sum = [&] { return testing::sh("md5sum < " + other.path()).out; };
+  const std::string before = sum();
+
+  diskprobe::JobSpec spec;
+  spec.rw = diskprobe::RwMode::RandWrite;
+  spec.bs = 4096;
+  spec.iodepth = 4;
+  spec.time_based = true;
+  spec.runtime_s = 1;
+  spec.size = 1 << 20;
+  diskprobe::Target target{node, 16 << 20, 512};
+  target.rdev = c.st_rdev;
+  for (auto engine : {diskprobe::EngineKind::IoUring, diskprobe::EngineKind::Sync}) {
+    spec.engine = engine;
+    for (unsigned jobs : {1u, 2u}) {
+      spec.numjobs = jobs;
+      INFO("engine " << static_cast<int>(engine) << ", " << jobs << " jobs");
+      auto r = diskprobe::run_jobs(spec, target, {});
+      REQUIRE_FALSE(r.ok());
+      CHECK_THAT(r.error(), Contains(node + " is no longer the device the preflight checked"));
+      CHECK_THAT(r.error(), Contains("nothing was written"));
+      CHECK(sum() == before);
+    }
+  }
+  // The node naming the device checked runs.
+  target.rdev = o.st_rdev;
+  spec.engine = diskprobe::EngineKind::IoUring;
+  spec.numjobs = 1;
+  auto r = diskprobe::run_jobs(spec, target, {});
+  INFO((r.ok() ? std::string() : r.error()));
+  CHECK(r.ok());
 }

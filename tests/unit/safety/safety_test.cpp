@@ -101,10 +101,11 @@ class FakeProber final : public DeviceProber {
     };
     return std::make_unique<Forward>(disk ? *disk : blank);
   }
+  // stats, else a /dev path open() knows is that block device.
   std::optional<PathDevice> stat_path(const std::string& path) const override {
-    auto it = stats.find(path);
-    if (it == stats.end()) return std::nullopt;
-    return it->second;
+    if (auto it = stats.find(path); it != stats.end()) return it->second;
+    if (auto it = rdev.find(path); it != rdev.end()) return PathDevice{true, it->second, {0, 6}, 0};
+    return std::nullopt;
   }
 };
 
@@ -966,6 +967,33 @@ TEST_CASE("in use through the back doors: loop devices over the target, its back
     auto v = check(f, "vdc", Mode::Read);  // (writing is refused for its partition)
     INFO(v.summary());
     CHECK(v.safe());
+  }
+}
+
+TEST_CASE("recheck refuses when the device's /dev path names another device than the one held", "[safety]") {
+  // mv /dev/vdc away and mknod another disk's numbers in its place between the check and the
+  // run: the engine opens the path, so it would write to the other disk.
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  f.disk("vdb", kVdb);
+  auto c = preflight(f.root(), "vdc", Mode::Write, true, f.prober);
+  REQUIRE(c.hold.valid());
+  CHECK(recheck(f.root(), c, f.prober).safe());
+  SECTION("another block device's numbers") {
+    f.prober.stats["/dev/vdc"] = PathDevice{true, kVdb, {0, 6}, 0};
+    auto v = recheck(f.root(), c, f.prober);
+    CHECK(codes(v) == Codes{"cannot-probe"});
+    CHECK(all_messages(v).find("/dev/vdc names block device 252:16 now, not the device checked (252:32)") !=
+          std::string::npos);
+  }
+  SECTION("no block device") {
+    f.prober.stats["/dev/vdc"] = PathDevice{false, {}, {0, 6}, 77};
+    CHECK(all_messages(recheck(f.root(), c, f.prober)).find("/dev/vdc names no block device now") !=
+          std::string::npos);
+  }
+  SECTION("gone") {
+    f.prober.rdev.erase("/dev/vdc");
+    CHECK(all_messages(recheck(f.root(), c, f.prober)).find("/dev/vdc cannot be looked up") != std::string::npos);
   }
 }
 

@@ -15,6 +15,9 @@ struct Target {
   uint64_t size_bytes = 0;  // the whole target (each job's file, with job_paths)
   uint32_t logical_block_size = 512;
   uint64_t device_id = 0;   // device_identity() of the device, for every block header
+  // The block device the preflight checked (st_rdev, makedev(major, minor)); the engine opens
+  // `path` and refuses to write where it now names another. 0: a file, nothing to compare.
+  uint64_t rdev = 0;
   // --directory runs: job j works on job_paths[j] (its own file); empty = every job on path.
   std::vector<std::string> job_paths;
   // Polled completions (hipri): 1 = the device has poll queues, 0 = it has none (then
