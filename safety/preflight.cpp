@@ -256,7 +256,14 @@ class Preflight {
     }
     const BlockDevice& d = out_.device;
     nodes_.push_back(Node{d.name, DevNum{d.major, d.minor}, false});
-    for (const auto& p : d.partitions) nodes_.push_back(Node{p, topo_.devnum(p), true});
+    for (const auto& p : d.partitions) {
+      nodes_.push_back(Node{p, topo_.devnum(p), true});
+      if (!nodes_.back().dev) {
+        add(code::kCannotProbe, "cannot tell whether /dev/" + p + " (a partition of " + d.path +
+                                    ") is mounted or swap: its device number (sysfs dev) cannot be read; " +
+                                    kRefuseUnchecked);
+      }
+    }
 
     auto mounts = read_mounts(root_);
     auto swaps = read_swaps(root_);
@@ -463,7 +470,13 @@ class Preflight {
   void check_holders() {
     const BlockDevice& d = out_.device;
     for (const auto& node : nodes_) {
-      auto holders = node.partition_of_target ? topo_.holders(node.name) : d.holders;
+      auto listed = root_.read_sys_dir("class/block/" + node.name + "/holders");
+      if (!listed) {
+        add(code::kCannotProbe, "cannot tell whether " + node_label(node, d) + " is in use: " + listed.error() +
+                                    "; " + kRefuseUnchecked);
+        continue;
+      }
+      auto holders = std::move(*listed);
       std::erase_if(holders, [&](const std::string& h) { return exempt_.count(h) != 0; });
       if (holders.empty()) continue;
       std::vector<std::string> named;
@@ -659,7 +672,12 @@ class Preflight {
     }
     v_.signatures = std::move(p.signatures);
     v_.probed = true;
-    ro_ioctl_ = prober_.read_only(fd).value_or(false);
+    auto ro = prober_.read_only(fd);
+    if (!ro && mode_ == Mode::Write) {
+      add(code::kCannotProbe, "cannot tell whether " + d.path + " is read-only: the BLKROGET ioctl failed; " +
+                                  std::string(kRefuseUnchecked));
+    }
+    ro_ioctl_ = ro.value_or(false);
     if (mode_ == Mode::Write) {
       for (const auto& s : v_.signatures) {
         add(s.partition_table ? code::kPartitionTable : code::kSignature,
@@ -683,6 +701,13 @@ class Preflight {
 
   void check_read_only() {
     const BlockDevice& d = out_.device;
+    auto ro = root_.read_sys("class/block/" + d.name + "/ro");
+    if (!ro || (*ro != "0" && *ro != "1")) {
+      add(code::kCannotProbe, "cannot tell whether " + d.path + " is read-only: sysfs ro " +
+                                  (ro ? "reads '" + *ro + "'" : "cannot be read (" + ro.error() + ")") + "; " +
+                                  kRefuseUnchecked);
+      return;
+    }
     if (!d.read_only && !ro_ioctl_) return;
     add(code::kReadOnly,
         d.path + " is read-only (" + std::string(d.read_only ? "sysfs ro=1" : "BLKROGET") +

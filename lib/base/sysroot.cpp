@@ -93,11 +93,18 @@ bool SysRoot::sys_exists(std::string_view rel) const {
 }
 
 std::vector<std::string> SysRoot::list_sys(std::string_view rel) const {
+  auto names = read_sys_dir(rel);
+  return names ? std::move(*names) : std::vector<std::string>{};
+}
+
+Result<std::vector<std::string>> SysRoot::read_sys_dir(std::string_view rel) const {
   std::vector<std::string> names;
+  const std::string path = sys_path(rel);
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(sys_path(rel), ec)) {
-    names.push_back(e.path().filename().string());
-  }
+  fs::directory_iterator it(path, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) names.push_back(it->path().filename().string());
+  if (ec == std::errc::no_such_file_or_directory) return std::vector<std::string>{};
+  if (ec) return make_error(errno_message("opendir", path, ec.value()));
   std::sort(names.begin(), names.end());
   return names;
 }

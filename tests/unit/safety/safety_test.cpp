@@ -43,6 +43,7 @@ class FakeProber final : public DeviceProber {
   std::vector<Signature> signatures;
   std::map<std::string, std::vector<Signature>> signatures_at;  // by path: these instead
   bool ro = false;
+  bool ro_fails = false;  // BLKROGET fails
   mutable std::vector<std::string> opens;  // "excl /dev/vdc", "shared /dev/vdc"
   const BlockReader* disk = nullptr;       // what the sampler reads; null: a blank disk
   bool real_reader = false;                // with disk null: the real fd_reader (over /dev/null)
@@ -90,7 +91,10 @@ class FakeProber final : public DeviceProber {
     if (auto it = range_signatures.find(offset); p.ok && it != range_signatures.end()) p.signatures = it->second;
     return p;
   }
-  std::optional<bool> read_only(const Fd&) const override { return ro; }
+  std::optional<bool> read_only(const Fd&) const override {
+    if (ro_fails) return std::nullopt;
+    return ro;
+  }
   std::unique_ptr<BlockReader> reader(const Fd& fd, const std::string& path, uint32_t lbs) const override {
     sampled_fds.push_back(fd.get());
     if (!disk && real_reader) return DeviceProber::reader(fd, path, lbs);
@@ -994,6 +998,47 @@ TEST_CASE("recheck refuses when the device's /dev path names another device than
   SECTION("gone") {
     f.prober.rdev.erase("/dev/vdc");
     CHECK(all_messages(recheck(f.root(), c, f.prober)).find("/dev/vdc cannot be looked up") != std::string::npos);
+  }
+}
+
+TEST_CASE("what cannot be read about a device refuses it: BLKROGET, sysfs ro, a partition's number, holders/",
+          "[safety]") {
+  FakeSystem f;
+  f.disk("vdc", kVdc);
+  auto says = [&](Mode m, const std::string& text) {
+    auto v = check(f, "vdc", m);
+    INFO(to_string(m) << ": " << v.summary());
+    CHECK(codes(v) == Codes{"cannot-probe"});
+    CHECK(all_messages(v).find(text) != std::string::npos);
+  };
+  SECTION("BLKROGET fails: writing refused, reading not") {
+    f.prober.ro_fails = true;
+    says(Mode::Write, "cannot tell whether /dev/vdc is read-only: the BLKROGET ioctl failed");
+    CHECK(check(f, "vdc", Mode::Read).safe());
+  }
+  SECTION("sysfs ro cannot be read, or reads neither 0 nor 1") {
+    fs::remove(f.sys("devices/virtual/block/vdc/ro"));
+    says(Mode::Write, "cannot tell whether /dev/vdc is read-only: sysfs ro cannot be read");
+    f.set("vdc", "ro", "x");
+    says(Mode::Write, "sysfs ro reads 'x'");
+    CHECK(check(f, "vdc", Mode::Read).safe());
+  }
+  SECTION("a partition's device number cannot be read: whether it is mounted is unknown") {
+    f.partition("vdc", "vdc1", kVdc1);
+    fs::remove(f.sys("devices/virtual/block/vdc/vdc1/dev"));
+    auto v = check(f, "vdc", Mode::Read);
+    CHECK(codes(v) == Codes{"cannot-probe"});
+    CHECK(all_messages(v).find("cannot tell whether /dev/vdc1 (a partition of /dev/vdc) is mounted or swap") !=
+          std::string::npos);
+  }
+  SECTION("holders/ cannot be read (not a directory)") {
+    fs::remove_all(f.sys("devices/virtual/block/vdc/holders"));
+    write(f.sys("devices/virtual/block/vdc/holders"), "");
+    for (Mode m : {Mode::Write, Mode::Read}) says(m, "cannot tell whether /dev/vdc is in use: opendir(");
+  }
+  SECTION("no holders/ at all is no holders") {
+    fs::remove_all(f.sys("devices/virtual/block/vdc/holders"));
+    CHECK(check(f, "vdc", Mode::Write).safe());
   }
 }
 

@@ -29,6 +29,9 @@ class SysRoot {
   bool sys_exists(std::string_view rel) const;
   // Sorted entry names of a sysfs directory; empty when it does not exist.
   std::vector<std::string> list_sys(std::string_view rel) const;
+  // The same, with an error where the directory exists and cannot be read (for a check that
+  // must fail closed); empty where it does not exist.
+  Result<std::vector<std::string>> read_sys_dir(std::string_view rel) const;
   // Target of a sysfs symlink, resolved to a canonical path; empty on failure.
   std::string sys_realpath(std::string_view rel) const;
 
