@@ -192,11 +192,18 @@ double per_second(uint64_t v, double runtime_s) {
   return runtime_s > 0 ? static_cast<double>(v) / runtime_s : 0.0;
 }
 
+// Bytes per second over whole milliseconds, as fio's BW= and group lines.
+uint64_t bw_bytes(const DirectionStats& d, double runtime_s) {
+  return d.bytes * 1000 / std::max<uint64_t>(runtime_ms(runtime_s), 1);
+}
+
+// group_bw: the group's bandwidth in this direction (bytes/s); per= is the share of it the
+// mean of the samples makes, as fio's (its rs->agg), so a job listed alone shows its part.
 void direction_text(std::string& out, const char* name, const DirectionStats& d, const JobSpec& spec,
-                    double runtime_s) {
+                    double runtime_s, uint64_t group_bw) {
   if (d.ios == 0) return;
   uint64_t ms = std::max<uint64_t>(runtime_ms(runtime_s), 1);
-  uint64_t bw = d.bytes * 1000 / ms;
+  uint64_t bw = bw_bytes(d, runtime_s);
   uint64_t iops = d.ios * 1000 / ms;
   appendf(out, "  %s: IOPS=%s, BW=%s (%s)(%s/%llumsec)\n", name, human(iops, 4, false, "").c_str(),
           human(bw, 4, true, "B/s").c_str(), human(bw, 4, false, "B/s").c_str(),
@@ -222,7 +229,7 @@ void direction_text(std::string& out, const char* name, const DirectionStats& d,
     b.stdev /= 1024;
     bw_unit = "MiB";
   }
-  double agg_kib = static_cast<double>(bw) / 1024.0;
+  double agg_kib = static_cast<double>(group_bw) / 1024.0;
   double mean_kib = bw_unit[0] == 'M' ? b.mean * 1024 : b.mean;
   double per = agg_kib > 1 ? std::min(100.0, mean_kib * 100.0 / agg_kib) : 100.0;
   appendf(out, "   bw (%5s/s): min=%5llu, max=%5llu, per=%3.2f%%, avg=%5.02f, stdev=%5.02f, samples=%zu\n",
@@ -613,8 +620,8 @@ void per_job_text(std::string& out, const Results& r, const JobSpec& spec) {
   for (const auto& j : r.jobs) {
     appendf(out, "%s: (groupid=0, job=%u): err=%2d: cpu=%d\n", spec.name.c_str(), j.job, j.errors.first_errno,
             j.cpu);
-    direction_text(out, "read", j.read, spec, j.runtime_s);
-    direction_text(out, "write", j.write, spec, j.runtime_s);
+    direction_text(out, "read", j.read, spec, j.runtime_s, bw_bytes(r.read, r.runtime_s));
+    direction_text(out, "write", j.write, spec, j.runtime_s, bw_bytes(r.write, r.runtime_s));
   }
   out += "all jobs:\n";
 }
@@ -630,8 +637,8 @@ std::string render_text(const RunReport& rep) {
   appendf(out, "%s: (groupid=0, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), r.jobs.size(),
           r.errors.first_errno, rep.device.c_str(), r.started_at.c_str());
   per_job_text(out, r, s);
-  direction_text(out, "read", r.read, s, r.runtime_s);
-  direction_text(out, "write", r.write, s, r.runtime_s);
+  direction_text(out, "read", r.read, s, r.runtime_s, bw_bytes(r.read, r.runtime_s));
+  direction_text(out, "write", r.write, s, r.runtime_s, bw_bytes(r.write, r.runtime_s));
 
   Histogram all = r.read.lat;
   all.merge(r.write.lat);

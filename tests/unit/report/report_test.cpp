@@ -1,5 +1,6 @@
 #include <cerrno>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -286,4 +287,81 @@ TEST_CASE("the JSON report reads back through run_summary with the figures it wr
   REQUIRE(s->expectations.size() == 1);
   CHECK(s->expectations[0].what == "write.iops>=30000");
   CHECK(s->expectations[0].met);
+}
+
+namespace {
+
+// Two jobs of 4 KiB I/O for 10 whole seconds each; the first does `ios_a` per second, the
+// second `ios_b`, in the direction `dir`.
+Results two_jobs(uint64_t ios_a, uint64_t ios_b, bool write) {
+  Results r;
+  r.started_at = "2026-12-01T10:00:00Z";
+  r.runtime_s = 10;
+  for (uint64_t per_s : {ios_a, ios_b}) {
+    JobResult j;
+    j.job = static_cast<unsigned>(r.jobs.size());
+    j.runtime_s = 10;
+    DirectionStats& d = write ? j.write : j.read;
+    d.bs = 4096;
+    d.ios = per_s * 10;
+    d.bytes = d.ios * 4096;
+    for (uint64_t i = 0; i < 100; ++i) {
+      d.clat.record(50000);
+      d.lat.record(52000);
+    }
+    d.ios_per_second.assign(10, per_s);
+    r.jobs.push_back(j);
+  }
+  r.aggregate();
+  return r;
+}
+
+JobSpec jobs_spec(RwMode rw) {
+  JobSpec s;
+  s.name = "jobs";
+  s.rw = rw;
+  s.numjobs = 2;
+  s.group_reporting = false;
+  return s;
+}
+
+// The "   bw (...): ..., per=NN.NN%" figures of a text report, in order.
+std::vector<std::string> per_figures(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = text.find("per="); at != std::string::npos; at = text.find("per=", at + 4)) {
+    out.push_back(text.substr(at + 4, text.find(',', at) - at - 4));
+  }
+  return out;
+}
+
+}  // namespace
+
+// It was 100% on every job: each job's mean was divided by that job's own bandwidth. fio
+// divides by the group's (two jobs at 1 and 3 GiB of 4 GiB: per=25.00% and per=75.00%).
+TEST_CASE("per-job per= is the job's share of the group's bandwidth", "[report]") {
+  auto text = render_text(report_of(two_jobs(1000, 3000, true), jobs_spec(RwMode::RandWrite), "/dev/loop7"));
+  INFO(text);
+  // job 0, job 1, then the group's own block.
+  CHECK(per_figures(text) == std::vector<std::string>{"25.00%", "75.00%", "100.00%"});
+  CHECK_THAT(text, Contains("jobs: (groupid=0, job=1)") && Contains("all jobs:\n"));
+}
+
+TEST_CASE("per-job per= of reads and of two equal jobs; group_reporting shows the group alone", "[report]") {
+  SECTION("reads: the read group's bandwidth") {
+    auto text = render_text(report_of(two_jobs(3000, 1000, false), jobs_spec(RwMode::RandRead), "/dev/loop7"));
+    INFO(text);
+    CHECK(per_figures(text) == std::vector<std::string>{"75.00%", "25.00%", "100.00%"});
+  }
+  SECTION("two equal jobs: half each") {
+    auto text = render_text(report_of(two_jobs(2000, 2000, true), jobs_spec(RwMode::RandWrite), "/dev/loop7"));
+    INFO(text);
+    CHECK(per_figures(text) == std::vector<std::string>{"50.00%", "50.00%", "100.00%"});
+  }
+  SECTION("group_reporting: one block, 100%") {
+    JobSpec s = jobs_spec(RwMode::RandWrite);
+    s.group_reporting = true;
+    auto text = render_text(report_of(two_jobs(1000, 3000, true), s, "/dev/loop7"));
+    INFO(text);
+    CHECK(per_figures(text) == std::vector<std::string>{"100.00%"});
+  }
 }
