@@ -232,9 +232,7 @@ json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
   j["iodepth_level"] = depth_map(kIodepthLevels);
   j["iodepth_submit"] = depth_map(kIodepthBatches);
   j["iodepth_complete"] = depth_map(kIodepthBatches);
-  Histogram all = f.read.lat;
-  all.merge(f.write.lat);
-  j.update(latency_distribution_json(all));
+  j.update(fio_latency_distribution_json(completion_latency(f.read, f.write)));
   j["latency_depth"] = rep.spec.engine == EngineKind::Sync ? 1 : rep.spec.iodepth;
   j["latency_target"] = 0;
   j["latency_percentile"] = 100.0;

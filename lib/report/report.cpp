@@ -241,39 +241,61 @@ void direction_text(std::string& out, const char* name, const DirectionStats& d,
           i.n);
 }
 
-// fio's "lat (usec)   : 20=0.02%, 50=99.86%" lines: share of all I/Os (total latency) in
-// [previous edge, edge), five to a line, empty ranges left out.
-void distribution_text(std::string& out, const Histogram& h) {
-  uint64_t total = h.count();
-  if (total == 0) return;
-  auto below = [&](uint64_t ns) { return ns == 0 ? 0 : h.count_at_or_below(ns - 1); };
-  struct Group {
-    const char* unit;
-    uint64_t scale;
-  };
-  const Group groups[] = {{"nsec", 1}, {"usec", 1000}, {"msec", 1000000}};
-  for (const Group& g : groups) {
-    std::vector<std::pair<std::string, double>> shown;
-    uint64_t lo = g.scale == 1 ? 0 : g.scale;
-    auto add = [&](const std::string& label, uint64_t from, uint64_t to) {
-      uint64_t n = (to == UINT64_MAX ? total : below(to)) - below(from);
-      if (n == 0) return;
-      double pct = 100.0 * static_cast<double>(n) / static_cast<double>(total);
-      shown.emplace_back(label, pct < 0.01 ? 0.01 : pct);  // fio shows a rare range as 0.01%
+// One of fio's latency ranges: [previous edge, edge) in its nsec, usec or msec group (0, 1, 2),
+// ">=2000" msec the rest; n is how many completions fell in it.
+struct LatRange {
+  size_t group;
+  std::string label;
+  uint64_t n;
+};
+
+// fio bins completion latency (io_u_mark_latency, with the time from issue): clat, not lat.
+std::vector<LatRange> latency_ranges(const Histogram& clat) {
+  const uint64_t total = clat.count();
+  auto below = [&](uint64_t ns) { return ns == 0 || total == 0 ? 0 : clat.count_at_or_below(ns - 1); };
+  std::vector<LatRange> out;
+  const uint64_t scales[] = {1, 1000, 1000000};
+  for (size_t g = 0; g < std::size(scales); ++g) {
+    const uint64_t scale = scales[g];
+    uint64_t lo = scale == 1 ? 0 : scale;
+    auto add = [&](std::string label, uint64_t from, uint64_t to) {
+      out.push_back({g, std::move(label), (to == UINT64_MAX ? total : below(to)) - below(from)});
     };
     for (uint64_t e : kLatEdges) {
-      add(std::to_string(e), lo, e * g.scale);
-      lo = e * g.scale;
+      add(std::to_string(e), lo, e * scale);
+      lo = e * scale;
     }
-    if (g.scale == 1000000) {
-      add("2000", lo, 2000 * g.scale);
-      add(">=2000", 2000 * g.scale, UINT64_MAX);
+    if (scale == 1000000) {
+      add("2000", lo, 2000 * scale);
+      add(">=2000", 2000 * scale, UINT64_MAX);
     }
-    for (size_t i = 0; i < shown.size(); ++i) {
-      if (i % 5 == 0) appendf(out, "%s  lat (%s)   : ", i ? "\n" : "", g.unit);
-      appendf(out, "%s%s=%3.2f%%", i % 5 ? ", " : "", shown[i].first.c_str(), shown[i].second);
+  }
+  return out;
+}
+
+// A range's percent of all completions; with fio_floor, a nonzero share below 0.01% is 0.01,
+// as fio's stat_calc_lat writes it in its text and JSON alike.
+double range_percent(uint64_t n, uint64_t total, bool fio_floor) {
+  if (total == 0) return 0.0;
+  double pct = 100.0 * static_cast<double>(n) / static_cast<double>(total);
+  return fio_floor && n && pct < 0.01 ? 0.01 : pct;
+}
+
+// fio's "lat (usec)   : 20=0.02%, 50=99.86%" lines: five to a line, empty ranges left out.
+void distribution_text(std::string& out, const Histogram& clat) {
+  const char* const units[] = {"nsec", "usec", "msec"};
+  std::vector<std::vector<const LatRange*>> shown(std::size(units));
+  const auto ranges = latency_ranges(clat);
+  for (const LatRange& r : ranges) {
+    if (r.n) shown[r.group].push_back(&r);
+  }
+  for (size_t g = 0; g < shown.size(); ++g) {
+    for (size_t i = 0; i < shown[g].size(); ++i) {
+      if (i % 5 == 0) appendf(out, "%s  lat (%s)   : ", i ? "\n" : "", units[g]);
+      appendf(out, "%s%s=%3.2f%%", i % 5 ? ", " : "", shown[g][i]->label.c_str(),
+              range_percent(shown[g][i]->n, clat.count(), true));
     }
-    if (!shown.empty()) out += "\n";
+    if (!shown[g].empty()) out += "\n";
   }
 }
 
@@ -338,30 +360,13 @@ json sample_json(const std::vector<double>& v) {
   return {{"min", st.min}, {"max", st.max}, {"mean", st.mean}, {"stdev", st.stdev}, {"samples", st.n}};
 }
 
-// fio's latency_ns / latency_us / latency_ms maps: percent of I/Os whose total latency falls
-// in [previous edge, edge); ">=2000" in the msec map holds the rest.
-json distribution_json(const Histogram& h) {
+// fio's latency_ns / latency_us / latency_ms maps of a clat histogram: every range, empty ones 0.
+json distribution_json(const Histogram& clat, bool fio_floor) {
+  const char* const keys[] = {"latency_ns", "latency_us", "latency_ms"};
   json out = json::object();
-  const uint64_t total = h.count();
-  auto below = [&](uint64_t ns) { return ns == 0 ? 0 : h.count_at_or_below(ns - 1); };
-  const std::pair<const char*, uint64_t> groups[] = {
-      {"latency_ns", 1}, {"latency_us", 1000}, {"latency_ms", 1000000}};
-  for (const auto& [key, scale] : groups) {
-    json g = json::object();
-    uint64_t lo = scale == 1 ? 0 : scale;
-    auto add = [&](const std::string& label, uint64_t from, uint64_t to) {
-      uint64_t n = total == 0 ? 0 : (to == UINT64_MAX ? total : below(to)) - below(from);
-      g[label] = total ? 100.0 * static_cast<double>(n) / static_cast<double>(total) : 0.0;
-    };
-    for (uint64_t e : kLatEdges) {
-      add(std::to_string(e), lo, e * scale);
-      lo = e * scale;
-    }
-    if (scale == 1000000) {
-      add("2000", lo, 2000 * scale);
-      add(">=2000", 2000 * scale, UINT64_MAX);
-    }
-    out[key] = g;
+  for (const char* k : keys) out[k] = json::object();
+  for (const LatRange& r : latency_ranges(clat)) {
+    out[keys[r.group]][r.label] = range_percent(r.n, clat.count(), fio_floor);
   }
   return out;
 }
@@ -576,7 +581,12 @@ json steadystate_json(const RunReport& rep) {
 }
 
 std::vector<double> report_percentiles(const JobSpec& s) { return percentile_list(s); }
-json latency_distribution_json(const Histogram& lat) { return distribution_json(lat); }
+json fio_latency_distribution_json(const Histogram& clat) { return distribution_json(clat, true); }
+Histogram completion_latency(const DirectionStats& read, const DirectionStats& write) {
+  Histogram all = read.clat;
+  all.merge(write.clat);
+  return all;
+}
 std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s) {
   return full_seconds(d, runtime_s);
 }
@@ -640,9 +650,7 @@ std::string render_text(const RunReport& rep) {
   direction_text(out, "read", r.read, s, r.runtime_s, bw_bytes(r.read, r.runtime_s));
   direction_text(out, "write", r.write, s, r.runtime_s, bw_bytes(r.write, r.runtime_s));
 
-  Histogram all = r.read.lat;
-  all.merge(r.write.lat);
-  distribution_text(out, all);
+  distribution_text(out, completion_latency(r.read, r.write));
 
   double cpu_s = job_seconds(r);
   appendf(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu\n",
@@ -703,9 +711,9 @@ json to_json(const RunReport& rep) {
   const auto pcts = percentile_list(rep.spec);
   j[report_key::kRead] = direction_json(r.read, r.runtime_s, pcts);
   j[report_key::kWrite] = direction_json(r.write, r.runtime_s, pcts);
-  Histogram all = r.read.lat;
-  all.merge(r.write.lat);
-  j["latency_distribution"] = distribution_json(all);
+  // Each range's exact share: a JSON number holds 0.001 as it is, and fio's 0.01 floor, there
+  // for its "%3.2f" text, would make the shares add up past 100.
+  j["latency_distribution"] = distribution_json(completion_latency(r.read, r.write), false);
   j["errors"] = errors_json(r.errors);
   j["verify"] = verify_json(r, rep.spec);
   double cpu_s = job_seconds(r);

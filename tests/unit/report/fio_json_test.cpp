@@ -220,9 +220,10 @@ TEST_CASE("fio-json latency maps and disk_util are fio's", "[fio_json]") {
   RunReport r = two_job_results();
   json j = to_fio_json(r, false);
   const json& job = j["jobs"][0];
-  // Total latency 42, 52 and 62 us: a third in [20, 50) us, two thirds in [50, 100) us.
-  CHECK(job["latency_us"]["50"].get<double>() == Approx(100.0 / 3).epsilon(0.01));
-  CHECK(job["latency_us"]["100"].get<double>() == Approx(200.0 / 3).epsilon(0.01));
+  // Completion latency 40, 50 and 60 us. 50 us is on an edge, which the histogram resolves to
+  // its bucket's midpoint (49.92 us, histogram.h): two thirds in [20, 50) us, a third in [50, 100).
+  CHECK(job["latency_us"]["50"].get<double>() == Approx(200.0 / 3).epsilon(0.01));
+  CHECK(job["latency_us"]["100"].get<double>() == Approx(100.0 / 3).epsilon(0.01));
   CHECK(job["latency_ns"].size() == 10);
   CHECK(job["latency_ms"].contains(">=2000"));
   REQUIRE(j["disk_util"].size() == 1);
@@ -248,4 +249,60 @@ TEST_CASE("--output-format fio-json and fio-json+ render fio's document", "[fio_
   json plus = json::parse(render(r, OutputFormat::FioJsonPlus));
   CHECK(plain == to_fio_json(r, false));
   CHECK(plus["jobs"][0]["write"]["clat_ns"].contains("bins"));
+}
+
+namespace {
+
+// One job: `ios` writes at 40 us clat and 20 us slat (60 us total latency), then one at 5 ms.
+RunReport clat_and_outlier(uint64_t ios) {
+  Results r;
+  JobSpec spec;
+  spec.name = "dist";
+  spec.rw = RwMode::RandWrite;
+  r.started_at = "2026-12-01T15:48:41Z";
+  r.runtime_s = 10;
+  JobResult j;
+  j.runtime_s = 10;
+  j.write.bs = 4096;
+  j.write.ios = ios + 1;
+  j.write.bytes = j.write.ios * 4096;
+  for (uint64_t i = 0; i < ios; ++i) {
+    j.write.slat.record(20000);
+    j.write.clat.record(40000);
+    j.write.lat.record(60000);
+  }
+  j.write.slat.record(20000);
+  j.write.clat.record(5000000);
+  j.write.lat.record(5020000);
+  r.jobs.push_back(j);
+  r.aggregate();
+  return report_of(std::move(r), spec, "/dev/loop7");
+}
+
+}  // namespace
+
+// fio-json's latency_us/latency_ms were binned by total latency and never floored; fio bins
+// clat and, in stat_calc_lat, shows a nonzero share below 0.01% as 0.01.
+TEST_CASE("fio-json latency maps bin completion latency and floor a rare range at 0.01", "[fio_json]") {
+  json job = to_fio_json(clat_and_outlier(99999), false)["jobs"][0];
+  CHECK(job["latency_us"]["50"].get<double>() == Approx(99.999));
+  CHECK(job["latency_us"]["100"].get<double>() == 0.0);
+  CHECK(job["latency_ms"]["10"].get<double>() == 0.01);  // 1 in 100,000: 0.001%, shown as fio shows it
+  CHECK(job["latency_ms"]["20"].get<double>() == 0.0);   // empty ranges stay 0
+  // Above the floor a share is exact.
+  json few = to_fio_json(clat_and_outlier(99), false)["jobs"][0];
+  CHECK(few["latency_ms"]["10"].get<double>() == Approx(1.0));
+  CHECK(few["latency_us"]["50"].get<double>() == Approx(99.0));
+}
+
+TEST_CASE("fio-json latency maps of jobs listed on their own are each job's clat", "[fio_json]") {
+  RunReport r = two_job_results();
+  r.spec.group_reporting = false;
+  r.results.jobs[1].write.clat = Histogram{};
+  for (int i = 0; i < 1000; ++i) r.results.jobs[1].write.clat.record(150000);  // 150 us
+  json jobs = to_fio_json(r, false)["jobs"];
+  REQUIRE(jobs.size() == 2);
+  CHECK(jobs[0]["latency_us"]["250"].get<double>() == 0.0);
+  CHECK(jobs[1]["latency_us"]["250"].get<double>() == Approx(100.0));
+  CHECK(jobs[1]["latency_us"]["100"].get<double>() == 0.0);
 }

@@ -365,3 +365,81 @@ TEST_CASE("per-job per= of reads and of two equal jobs; group_reporting shows th
     CHECK(per_figures(text) == std::vector<std::string>{"100.00%"});
   }
 }
+
+namespace {
+
+// Completion latency 40 us, submission 20 us: total latency 60 us, in another of fio's ranges.
+Results slow_submission(uint64_t ios) {
+  Results r;
+  r.started_at = "2026-12-01T10:00:00Z";
+  r.runtime_s = 10;
+  JobResult j;
+  j.runtime_s = 10;
+  j.write.bs = 4096;
+  j.write.ios = ios;
+  j.write.bytes = ios * 4096;
+  for (uint64_t i = 0; i < ios; ++i) {
+    j.write.slat.record(20000);
+    j.write.clat.record(40000);
+    j.write.lat.record(60000);
+  }
+  r.jobs.push_back(j);
+  r.aggregate();
+  return r;
+}
+
+}  // namespace
+
+// It was binned by total latency (slat + clat): fio bins the time from issue to completion,
+// clat (io_u_mark_latency in account_io_completion).
+TEST_CASE("the latency distribution bins completion latency not total latency", "[report]") {
+  RunReport rep = report_of(slow_submission(1000), seed_spec(), "/dev/vdc");
+  auto text = render_text(rep);
+  INFO(text);
+  CHECK_THAT(text, Contains("  lat (usec)   : 50=100.00%\n"));
+  CHECK_THAT(text, !Contains("100=100.00%"));
+  auto j = to_json(rep);
+  CHECK(j["latency_distribution"]["latency_us"]["50"].get<double>() == Approx(100.0));
+  CHECK(j["latency_distribution"]["latency_us"]["100"].get<double>() == 0.0);
+}
+
+TEST_CASE("the latency distribution merges reads' and writes' completion latency", "[report]") {
+  Results r = slow_submission(300);
+  JobResult& j = r.jobs[0];
+  j.read.ios = 100;
+  j.read.bytes = 100 * 4096;
+  for (int i = 0; i < 100; ++i) {
+    j.read.clat.record(3000000);  // 3 ms
+    j.read.lat.record(3001000);
+  }
+  r.aggregate();
+  RunReport rep = report_of(r, seed_spec(), "/dev/vdc");
+  auto text = render_text(rep);
+  INFO(text);
+  CHECK_THAT(text, Contains("  lat (usec)   : 50=75.00%\n"));
+  CHECK_THAT(text, Contains("  lat (msec)   : 4=25.00%\n"));
+  auto d = to_json(rep)["latency_distribution"];
+  CHECK(d["latency_us"]["50"].get<double>() == Approx(75.0));
+  CHECK(d["latency_ms"]["4"].get<double>() == Approx(25.0));
+}
+
+// diskprobe's own JSON keeps each range's exact share: a JSON number shows 0.0001 as it is,
+// so fio's 0.01 floor (there for "%3.2f" text) would only make the shares add up past 100.
+TEST_CASE("the JSON latency distribution keeps a rare range's exact share and adds up to 100", "[report]") {
+  Results r = slow_submission(99999);
+  r.jobs[0].write.clat.record(5000000);  // one 5 ms completion in 100,000
+  r.jobs[0].write.ios += 1;
+  r.aggregate();
+  RunReport rep = report_of(r, seed_spec(), "/dev/vdc");
+  CHECK_THAT(render_text(rep), Contains("  lat (msec)   : 10=0.01%\n"));  // the text floors, as fio's
+  auto d = to_json(rep)["latency_distribution"];
+  CHECK(d["latency_ms"]["10"].get<double>() == Approx(0.001));
+  double total = 0;
+  for (const char* g : {"latency_ns", "latency_us", "latency_ms"}) {
+    for (const auto& [k, v] : d[g].items()) total += v.get<double>();
+  }
+  CHECK(total == Approx(100.0));
+  // No I/O at all: every range 0.
+  auto none = to_json(report_of(Results{}, seed_spec(), "/dev/vdc"))["latency_distribution"];
+  CHECK(none["latency_us"]["50"] == 0.0);
+}

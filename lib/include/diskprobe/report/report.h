@@ -38,8 +38,11 @@ nlohmann::json steadystate_json(const RunReport& r);
 // Shared with the fio-json and openmetrics writers, so every format gives the same figures.
 // The clat percentiles a report lists: the profile's percentile_list, or fio's default.
 std::vector<double> report_percentiles(const JobSpec& s);
-// fio's latency_ns / latency_us / latency_ms maps of a total-latency histogram.
-nlohmann::json latency_distribution_json(const Histogram& lat);
+// fio's latency_ns / latency_us / latency_ms maps of a completion-latency histogram, as fio
+// writes them: a nonzero share below 0.01% is 0.01 (diskprobe's own JSON keeps it exact).
+nlohmann::json fio_latency_distribution_json(const Histogram& clat);
+// Reads' and writes' completion latency in one histogram: what fio's distribution bins.
+Histogram completion_latency(const DirectionStats& read, const DirectionStats& write);
 // Completions in each whole second of the run.
 std::vector<uint64_t> whole_second_ios(const DirectionStats& d, double runtime_s);
 // {"min", "max", "mean", "stdev", "samples"} of per-second samples.
