@@ -272,8 +272,11 @@ std::string run_sections(const RunReport& rep) {
   std::vector<Series> iops, bw;
   for (const auto& [name, color, d] : directions(r)) {
     if (d->ios == 0) continue;
+    // Each direction's own block size (bs=4k,16k writes 16 KiB), as the text and JSON reports.
+    const uint32_t spec_bs = d == &r.write ? s.write_bs() : s.bs;
+    const double mib_per_io = static_cast<double>(d->bs ? d->bs : spec_bs) / (1024.0 * 1024.0);
     iops.push_back({name, color, per_second(*d, r.runtime_s, 1.0)});
-    bw.push_back({name, color, per_second(*d, r.runtime_s, static_cast<double>(s.bs) / (1024.0 * 1024.0))});
+    bw.push_back({name, color, per_second(*d, r.runtime_s, mib_per_io)});
   }
   timeline_svg(o, "iops-timeline", "IOPS per second", "IOPS", iops, iops_label);
   timeline_svg(o, "bw-timeline", "Bandwidth per second", "MiB/s", bw, mib_label);

@@ -122,3 +122,22 @@ TEST_CASE("a run with one direction and no tuning draws only what it has", "[htm
   CHECK(count(html, "class=\"point\" data-series=\"read\"") == 0);
   CHECK_THAT(html, Contains("none: the host was left as it was") && Contains("interrupted"));
 }
+
+// With --bs 4k,16k the write points were drawn with the read block size: 4x too low.
+TEST_CASE("the bandwidth timeline uses each direction's own block size", "[html]") {
+  Results r = mixed_run();
+  JobSpec s = mixed_spec();
+  s.bs_write = 16384;
+  SECTION("the engine's block sizes") {
+    r.read.bs = 4096;
+    r.write.bs = 16384;
+  }
+  SECTION("none recorded: the spec's, per direction") {
+    r.read.bs = r.write.bs = 0;
+  }
+  std::string html = render_html(report_of(r, s, "/dev/loop7"));
+  // 2000 x 4 KiB = 7.8125 MiB/s read; 2050 x 16 KiB = 32.03 MiB/s write.
+  CHECK_THAT(html, Contains("data-series=\"read\" data-second=\"2\" data-value=\"7.812\""));
+  CHECK_THAT(html, Contains("data-series=\"write\" data-second=\"2\" data-value=\"32.031\""));
+  CHECK_THAT(html, Contains("data-series=\"write\" data-second=\"1\" data-value=\"26.562\""));  // 1700 x 16 KiB
+}
