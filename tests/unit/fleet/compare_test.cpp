@@ -204,3 +204,24 @@ TEST_CASE("aggregate: different profiles never share fleet percentiles", "[aggre
   CHECK_THAT(fleet_text(f),
              Catch::Contains("no volume failed") && Catch::Contains("2 of 2 reports carry no"));
 }
+
+// Every report run writes carries an "expectations" array, empty when none were asked for;
+// aggregate counted an empty one as expectations all met ("met (0)").
+TEST_CASE("aggregate: an empty expectations array is a report without expectations", "[aggregate]") {
+  json a = load("latency-run-a.json");
+  a["expectations"] = json::array();
+  a["expectations_met"] = true;
+  json b = load("latency-run-b.json");
+  b["expectations"] = json::array({{{"expression", "write.iops >= 1000"}, {"met", true}}});
+  Fleet f = aggregate_runs({summary(a, "a.json"), summary(b, "b.json")});
+  CHECK_FALSE(f.volumes[0].run.has_expectations);
+  CHECK(f.volumes[1].run.has_expectations);
+  CHECK(f.without_expectations == 1);
+  std::string text = fleet_text(f);
+  INFO(text);
+  CHECK_THAT(text, !Catch::Contains("met (0)") && Catch::Contains("met (1)"));
+  CHECK_THAT(text, Catch::EndsWith("no volume failed its expectations (1 of 2 reports carry no expectations)\n"));
+  json fj = fleet_json(f);
+  CHECK(fj["volumes"][0]["has_expectations"] == false);
+  CHECK(fj["reports_without_expectations"] == 1);
+}

@@ -443,3 +443,22 @@ TEST_CASE("the JSON latency distribution keeps a rare range's exact share and ad
   auto none = to_json(report_of(Results{}, seed_spec(), "/dev/vdc"))["latency_distribution"];
   CHECK(none["latency_us"]["50"] == 0.0);
 }
+
+// aggregate read every report as carrying expectations: to_json always writes the array,
+// so has_expectations only looked at whether the key was an array.
+TEST_CASE("a report without expectations reads back as having none", "[report][compare]") {
+  RunReport rep = report(seed_like_results());
+  auto none = summarize_run(to_json(rep), "none.json");
+  REQUIRE(none);
+  CHECK_FALSE(none->has_expectations);
+  CHECK(none->expectations.empty());
+
+  ExpectationResult e;
+  e.expectation.text = "write.iops>=30000";
+  e.met = true;
+  rep.expectations.push_back(e);
+  auto one = summarize_run(to_json(rep), "one.json");
+  REQUIRE(one);
+  CHECK(one->has_expectations);
+  CHECK(one->expectations.size() == 1);
+}
