@@ -10,12 +10,14 @@ namespace diskprobe {
 
 namespace {
 
-// Declared UTF-8 in the header, so bytes that are not become U+FFFD first.
+// Declared UTF-8 in the header, so bytes that are not become U+FFFD first; that also takes
+// out surrogates (U+D800-DFFF), whose encodings are no UTF-8.
 std::string xml_escape(const std::string& raw) {
-  std::string s = valid_utf8(raw);
+  const std::string s = valid_utf8(raw);
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     switch (c) {
       case '&':
         out += "&amp;";
@@ -33,9 +35,13 @@ std::string xml_escape(const std::string& raw) {
         out += "&apos;";
         break;
       default:
-        // XML 1.0 forbids most control characters, even escaped.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          // XML 1.0 forbids most control characters, even escaped.
           out += '?';
+        } else if (s.compare(i, 3, "\xEF\xBF\xBE") == 0 || s.compare(i, 3, "\xEF\xBF\xBF") == 0) {
+          // U+FFFE and U+FFFF are valid UTF-8 but no XML 1.0 Char: a parser refuses them.
+          out += "\xEF\xBF\xBD";
+          i += 2;
         } else {
           out += c;
         }
