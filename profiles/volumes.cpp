@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/device/loop_device.h"
@@ -54,6 +56,23 @@ Result<double> whole_number(const std::string& what, std::string_view s) {
   auto v = parse_decimal(s);
   if (!v) return make_error(what + " '" + excerpt(s) + "' is too large");
   return *v;
+}
+
+// Provisioned throughput in MiB/s: "500" and "500MiB/s" are 500 MiB/s (AWS provisions gp3 in
+// MiB/s), "500MB/s" is 500 x 10^6 bytes/s, as in --expect and fio; the "/s" may be left out.
+std::optional<double> throughput_mib(std::string_view text) {
+  struct Unit {
+    std::string_view name;
+    double mib;
+  };
+  constexpr Unit kUnits[] = {{"MiB/s", 1}, {"MiB", 1}, {"MB/s", 1e6 / kMiB}, {"MB", 1e6 / kMiB}, {"", 1}};
+  for (const Unit& u : kUnits) {
+    if (text.size() <= u.name.size() || !text.ends_with(u.name)) continue;
+    auto n = parse_decimal(text.substr(0, text.size() - u.name.size()));
+    if (!n) return std::nullopt;
+    return *n * u.mib;
+  }
+  return std::nullopt;
 }
 
 std::string fmt(double v) {
@@ -182,18 +201,15 @@ Result<VolumePerformance> volume_performance(std::string_view volume, const json
   } else if (argument == "iops,throughput") {
     auto comma = arg.find(',');
     if (comma == std::string::npos) {
-      return make_error("--volume " + v + ": give IOPS and throughput like " + type + ":6000,500MB/s");
+      return make_error("--volume " + v + ": give IOPS and throughput like " + type + ":6000,500MiB/s");
     }
     auto iops = whole_number("--volume " + v + ": IOPS", arg.substr(0, comma));
     if (!iops) return make_error(iops.error());
-    std::string tp = arg.substr(comma + 1);
-    for (const char* suffix : {"MiB/s", "MB/s"}) {  // AWS provisions gp3 throughput in MiB/s
-      std::string s(suffix);
-      if (tp.size() > s.size() && tp.compare(tp.size() - s.size(), s.size(), s) == 0)
-        tp.resize(tp.size() - s.size());
+    auto mib = throughput_mib(arg.substr(comma + 1));
+    if (!mib) {
+      return make_error("--volume " + v + ": throughput '" + excerpt(arg.substr(comma + 1)) +
+                        "' is not a number in MiB/s or MB/s; give it like " + type + ":6000,500MiB/s");
     }
-    auto mib = whole_number("--volume " + v + ": throughput", tp);
-    if (!mib) return make_error(mib.error() + "; give it in MiB/s like " + type + ":6000,500");
     if (auto st = in_range(v, "IOPS", *iops, t["iops_range"], ""); !st) return make_error(st.error());
     if (auto st = in_range(v, "throughput", *mib, t["throughput_range_mib_s"], " MiB/s"); !st) {
       return make_error(st.error());

@@ -198,6 +198,15 @@ TEST_CASE("volume arguments outside the published ranges are refused with the ra
       {"ebs-gp3:3000", "give IOPS and throughput"},
       {"ebs-gp3:3000,1000", "more than 0.25 MiB/s per provisioned IOPS"},
       {"ebs-gp3:3000,100", "throughput 100 MiB/s is outside"},
+      // MB/s is 10^6 bytes a second: 130 MB/s is 123.98 MiB/s, 2,100 MB/s 2,002.7 MiB/s.
+      {"ebs-gp3:3000,130MB/s", "throughput 123.978 MiB/s is outside the type's range 125 to 2000 MiB/s"},
+      {"ebs-gp3:16000,2100MB/s", "outside the type's range 125 to 2000 MiB/s"},
+      {"ebs-gp3:3000,790MB/s", "more than 0.25 MiB/s per provisioned IOPS"},
+      {"ebs-gp3:3000,500Mb/s", "give it like ebs-gp3:6000,500MiB/s"},
+      {"ebs-gp3:3000,500 MB/s", "give it like ebs-gp3:6000,500MiB/s"},
+      {"ebs-gp3:3000,0.5GB/s", "give it like ebs-gp3:6000,500MiB/s"},
+      {"ebs-gp3:3000,MB/s", "give it like ebs-gp3:6000,500MiB/s"},
+      {"ebs-gp3:3000,-500MB/s", "give it like ebs-gp3:6000,500MiB/s"},
       {"essd-pl9:100GiB", "unknown volume type 'essd-pl9'"},
       {"essd-pl1", "give TYPE:ARGUMENT"},
       {"essd-pl1:big", "give the size like 1000GiB"},
@@ -228,7 +237,7 @@ TEST_CASE("a volume number too large for a double is refused with one line, not 
       {"ebs-io1:" + std::string(120, '9'), "IOPS 1e+120 is outside the type's range"},
       {"essd-pl1:" + std::string(119, '9'), "size 1e+119 GiB is outside the type's range"},
       {"essd-pl1:" + std::string(110, '9') + "GiB", "is too large; give the size like 1000GiB"},
-      {"ebs-gp3:3000," + std::string(100, '9') + "MB/s", "throughput 1e+100 MiB/s is outside"},
+      {"ebs-gp3:3000," + std::string(100, '9') + "MB/s", "throughput 9.53674e+99 MiB/s is outside"},
       {"custom:iops=" + std::string(100, '9') + ",mbps=" + std::string(10, '9'), ""},  // custom has no range
   };
   for (const auto& c : cases) {
@@ -244,6 +253,22 @@ TEST_CASE("a volume number too large for a double is refused with one line, not 
     CHECK(p.error().find('\n') == std::string::npos);
     CHECK(p.error().size() < 300);
   }
+}
+
+// "ebs-gp3:6000,500MB/s" took 500 MiB/s (4.86% too much): MB/s is 10^6 bytes a second, as in
+// --expect and fio; MiB/s and a bare number (AWS provisions gp3 in MiB/s) are 2^20.
+TEST_CASE("gp3 throughput in MB/s is 10^6 bytes a second and in MiB/s or bare 2^20", "[volumes]") {
+  CHECK(volume("ebs-gp3:6000,500MB/s").throughput_bytes_per_s == Approx(500e6));
+  CHECK(volume("ebs-gp3:6000,500MiB/s").throughput_bytes_per_s == Approx(500 * kMiB));
+  CHECK(volume("ebs-gp3:6000,500").throughput_bytes_per_s == Approx(500 * kMiB));
+  CHECK(volume("ebs-gp3:6000,500MB/s").iops == 6000);
+  CHECK(volume("ebs-gp3:6000,500MB").throughput_bytes_per_s == Approx(500e6));  // the "/s" may be left out
+  CHECK(volume("ebs-gp3:6000,500MiB").throughput_bytes_per_s == Approx(500 * kMiB));
+  // The range and the per-IOPS cap are MiB/s: 2,097.152 MB/s is exactly 2,000 MiB/s.
+  CHECK(volume("ebs-gp3:8000,2097.152MB/s").throughput_bytes_per_s == Approx(2000 * kMiB));
+  CHECK(volume("ebs-gp3:3000,131.072MB/s").throughput_bytes_per_s == Approx(125 * kMiB));
+  // 0.25 MiB/s per IOPS: 3,000 IOPS allow 750 MiB/s, 786.4 MB/s.
+  CHECK(volume("ebs-gp3:3000,786MB/s").throughput_bytes_per_s == Approx(786e6));
 }
 
 TEST_CASE("every catalog entry names its formula and source", "[volumes]") {
