@@ -231,7 +231,7 @@ std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, co
   if (does_writes(run_spec.rw)) unzeroed.wrote(region, dev.size_bytes);
   bool zeroed = !zero_now || unzeroed.zero(steps.zeroing, checked);
   if (!results) return stop(Outcome::EngineFailed, results.error());
-  if (before && after) results->disk = disk_stats_delta(*before, *after, results->runtime_s);
+  if (before && after) results->disk = disk_stats_delta(*before, *after);
   Measured m{report_for(req, steps, checked, *plan, run_spec, std::move(*results)), zeroed};
   if (auto st = steps.tuner.restore(); !st) spdlog::error("error: {}", st.error());
   return m;

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -145,8 +147,12 @@ Result<DiskCounters> read_disk_counters(const SysRoot& root, const BlockDevice& 
   std::string rel = dev.sysfs_rel + "/stat";
   auto text = root.read_sys(rel);
   if (!text) return make_error(text.error());
-  std::istringstream in(*text);
   DiskCounters c;
+  // Right at the read: util is busy time over the time between two readings.
+  c.read_at_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+  std::istringstream in(*text);
   uint64_t* fields[] = {&c.read_ios,      &c.read_merges,    &c.read_sectors,   &c.read_ticks_ms,
                         &c.write_ios,     &c.write_merges,   &c.write_sectors,  &c.write_ticks_ms,
                         &c.in_flight,     &c.io_ticks_ms,    &c.time_in_queue_ms};
@@ -159,7 +165,7 @@ Result<DiskCounters> read_disk_counters(const SysRoot& root, const BlockDevice& 
   return c;
 }
 
-DiskStats disk_stats_delta(const DiskCounters& b, const DiskCounters& a, double elapsed_s) {
+DiskStats disk_stats_delta(const DiskCounters& b, const DiskCounters& a) {
   DiskStats s;
   s.valid = true;
   s.read_ios = a.read_ios - b.read_ios;
@@ -170,9 +176,11 @@ DiskStats disk_stats_delta(const DiskCounters& b, const DiskCounters& a, double 
   s.write_ticks_ms = a.write_ticks_ms - b.write_ticks_ms;
   s.io_ticks_ms = a.io_ticks_ms - b.io_ticks_ms;
   s.time_in_queue_ms = a.time_in_queue_ms - b.time_in_queue_ms;
-  if (elapsed_s > 0) {
-    s.util_percent = 100.0 * static_cast<double>(s.io_ticks_ms) / (elapsed_s * 1000.0);
-    if (s.util_percent > 100.0) s.util_percent = 100.0;
+  // Over the wall time the counters span, not the measured runtime: they also count the
+  // settle, ramp, drain and verify pass around it (fio's diskutil divides the same way).
+  if (a.read_at_ns > b.read_at_ns) {
+    s.span_s = static_cast<double>(a.read_at_ns - b.read_at_ns) / 1e9;
+    s.util_percent = std::min(100.0, 100.0 * static_cast<double>(s.io_ticks_ms) / (s.span_s * 1000.0));
   }
   return s;
 }

@@ -320,7 +320,7 @@ json to_fio_json(const std::vector<const RunReport*>& runs, bool plus) {
   json j;
   json jobs = json::array(), facts = json::array();
   json disks = json::object();  // name -> summed entry
-  std::map<std::string, double> util_time;  // name -> sum of util x runtime
+  std::map<std::string, double> util_time;  // name -> sum of util x the time it covers
   double total_time = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     json one = to_fio_json(*runs[i], plus);
@@ -330,7 +330,9 @@ json to_fio_json(const std::vector<const RunReport*>& runs, bool plus) {
       jobs.push_back(std::move(job));
     }
     facts.push_back(one["diskprobe"]);
-    const double t = runs[i]->results.runtime_s;
+    // Each run's util is over the time its counters span; hand-made reports have runtime only.
+    const DiskStats& disk = runs[i]->results.disk;
+    const double t = disk.span_s > 0 ? disk.span_s : runs[i]->results.runtime_s;
     total_time += t;
     for (const auto& d : one["disk_util"]) {
       json& sum = disks[d["name"].get<std::string>()];

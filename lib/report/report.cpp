@@ -734,7 +734,10 @@ json to_json(const RunReport& rep) {
                  {"write_ticks_ms", d.write_ticks_ms},
                  {"io_ticks_ms", d.io_ticks_ms},
                  {"time_in_queue_ms", d.time_in_queue_ms},
-                 {"util_percent", d.util_percent}};
+                 {"util_percent", d.util_percent},
+                 // What the counts and util cover: from before the engine starts to after it
+                 // ends, more than runtime_s (the settle, ramp, drain and verify pass).
+                 {"span_s", d.span_s}};
   } else {
     j["disk"] = nullptr;
   }

@@ -112,7 +112,8 @@ TEST_CASE("disk counters parse /sys/block/X/stat and refuse a short line", "[cor
   DiskCounters after = *c;
   after.write_ios += 1000;
   after.io_ticks_ms += 500;
-  auto d = disk_stats_delta(*c, after, 1.0);
+  after.read_at_ns = c->read_at_ns + 1'000'000'000;
+  auto d = disk_stats_delta(*c, after);
   CHECK(d.valid);
   CHECK(d.write_ios == 1000);
   CHECK(d.util_percent == Approx(50.0));
@@ -122,6 +123,45 @@ TEST_CASE("disk counters parse /sys/block/X/stat and refuse a short line", "[cor
   auto bad = read_disk_counters(kFixture, *part);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().find("expected at least 11 fields") != std::string::npos);
+}
+
+// util was io_ticks over the measured runtime, but the counters are read before the settle
+// and ramp and after the drain and verify pass: fio divides by the time between its reads.
+TEST_CASE("disk util is io_ticks over the time between the two readings", "[core]") {
+  DiskCounters before, after;
+  before.read_at_ns = 5'000'000'000;
+  after.read_at_ns = 17'000'000'000;  // 12 s later: a 10 s run, its ramp, settle and drain
+  before.io_ticks_ms = 1000;
+  after.io_ticks_ms = 7000;
+  before.write_ios = 10;
+  after.write_ios = 60010;
+  DiskStats d = disk_stats_delta(before, after);
+  CHECK(d.valid);
+  CHECK(d.span_s == Approx(12.0));
+  CHECK(d.util_percent == Approx(50.0));  // 6 s busy of 12, not 6 of the 10 measured
+  CHECK(d.write_ios == 60000);            // every I/O between the readings, the ramp's too
+
+  SECTION("busier than the span (the kernel's ticks are coarse): 100%") {
+    after.io_ticks_ms = 14000;
+    CHECK(disk_stats_delta(before, after).util_percent == 100.0);
+  }
+  SECTION("no time between the readings: no util, never a division by 0") {
+    after.read_at_ns = before.read_at_ns;
+    DiskStats same = disk_stats_delta(before, after);
+    CHECK(same.util_percent == 0.0);
+    CHECK(same.span_s == 0.0);
+  }
+}
+
+TEST_CASE("each reading of the disk counters carries when it was taken", "[core]") {
+  auto vdc = read_block_device(kFixture, "vdc");
+  REQUIRE(vdc.ok());
+  auto first = read_disk_counters(kFixture, *vdc);
+  auto second = read_disk_counters(kFixture, *vdc);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(first->read_at_ns > 0);
+  CHECK(second->read_at_ns >= first->read_at_ns);
 }
 
 TEST_CASE("SysRoot joins paths under its roots and trims values", "[core]") {

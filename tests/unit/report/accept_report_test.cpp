@@ -219,6 +219,12 @@ TEST_CASE("accept's fio-json: each phase a group of jobs, disk_util summed, the 
   CHECK(j["disk_util"][0]["write_ios"] == 4948);
   CHECK(j["disk_util"][0]["read_ios"] == 2400);
   CHECK(j["disk_util"][0]["util"].get<double>() == Approx(70));  // both 4 s: the mean of 90 and 50
+  // Each phase's util is over the time its counters span, so it weighs by that span: 90% of
+  // 10 s and 50% of 30 s are 60% of the 40 s.
+  AcceptReport spans = two_phases();
+  spans.phases[0].report.results.disk.span_s = 10;
+  spans.phases[1].report.results.disk.span_s = 30;
+  CHECK(accept_fio_json(spans, false)["disk_util"][0]["util"].get<double>() == Approx(60));
   CHECK(j["diskprobe"]["runs"].size() == 2);
   CHECK(j["diskprobe"]["accept"]["passed"] == false);
   CHECK(j["diskprobe"]["accept"]["metrics"][1]["name"] == "random read IOPS");

@@ -462,3 +462,11 @@ TEST_CASE("a report without expectations reads back as having none", "[report][c
   CHECK(one->has_expectations);
   CHECK(one->expectations.size() == 1);
 }
+
+TEST_CASE("json disk says the time its counts and util span", "[report]") {
+  auto r = seed_like_results();
+  r.disk.span_s = 31.5;  // 30.001 s measured, the rest before and after it
+  auto j = to_json(report_of(r, seed_spec(), "/dev/vdc"));
+  CHECK(j["disk"]["span_s"] == 31.5);
+  CHECK(j["runtime_s"] == 30.001);
+}

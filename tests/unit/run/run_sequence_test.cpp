@@ -76,6 +76,7 @@ struct FakeEngine : run::Engine {
   std::atomic<bool>* interrupt = nullptr;  // set while "running": a signal during the run
   bool fail = false;
   int fail_on = 0;  // fails the Nth run (1-based); 0 = never
+  double runtime_s = 0;  // the measured runtime each run reports
   int runs = 0;
   std::vector<std::optional<Region>> regions;  // the region of every run
   EngineOptions seen;
@@ -88,7 +89,9 @@ struct FakeEngine : run::Engine {
     regions.push_back(opts.region);
     if (interrupt) interrupt->store(true);
     if (fail || ++runs == fail_on) return make_error("io_uring_queue_init: Cannot allocate memory");
-    return Results{};
+    Results r;
+    r.runtime_s = runtime_s;
+    return r;
   }
 };
 
@@ -106,10 +109,15 @@ struct FakeZeroing : run::Zeroing {
 };
 
 struct FakeHost : run::Host {
+  std::vector<DiskCounters> readings;  // handed out in turn; none: no counters, as a fake disk
+  size_t read = 0;
   bool names_a_file(const std::string&) override { return false; }
   Result<std::string> scratch(uint64_t) override { return std::string("/dev/scratch0"); }
   void device_facts(const BlockDevice&, Target&) override {}
-  Result<DiskCounters> counters(const BlockDevice&) override { return make_error("no counters in a fake"); }
+  Result<DiskCounters> counters(const BlockDevice&) override {
+    if (read >= readings.size()) return make_error("no counters in a fake");
+    return readings[read++];
+  }
   RunEnvironment environment(const BlockDevice&) override { return {}; }
 };
 
@@ -123,9 +131,11 @@ struct NoFiles : run::Files {
 
 struct FakeOutputs : run::Outputs {
   Log& log;
+  std::optional<RunReport> last;  // the last report out
   explicit FakeOutputs(Log& l) : log(l) {}
-  Status report(const RunReport&) override {
+  Status report(const RunReport& r) override {
     log.calls.push_back("report");
+    last = r;
     return Ok{};
   }
   void refusal(const RunReport& r) override { log.calls.push_back(r.preflight_safe ? "junit?" : "junit refused"); }
@@ -719,4 +729,38 @@ TEST_CASE("run_phases: a read-only preflight runs no writing phase", "[run][phas
   CHECK(end.phases.empty());
   CHECK_FALSE(f.log.has("engine"));
   CHECK_FALSE(f.log.has("apply"));
+}
+
+// util was io_ticks over the engine's measured runtime, while the counters are read before
+// the engine (its settle and ramp) and after it (its drain and verify pass).
+TEST_CASE("disk util is over the time between the counter readings, not the measured runtime", "[run]") {
+  Fixture f;
+  f.engine.runtime_s = 10;
+  DiskCounters before, after;
+  before.read_at_ns = 100'000'000'000;
+  after.read_at_ns = 116'000'000'000;  // 16 s: 10 measured, the rest around them
+  before.io_ticks_ms = 500;
+  after.io_ticks_ms = 8500;  // busy 8 s
+  after.write_ios = 4000;
+  f.host.readings = {before, after};
+  auto end = f.go();
+  CHECK(end.why == Outcome::Ok);
+  REQUIRE(f.outputs.last);
+  const DiskStats& d = f.outputs.last->results.disk;
+  REQUIRE(d.valid);
+  CHECK(d.span_s == Approx(16.0));
+  CHECK(d.util_percent == Approx(50.0));  // 8 of 16 s, not 8 of the 10 measured (80%)
+  CHECK(d.write_ios == 4000);
+  CHECK(f.outputs.last->results.runtime_s == 10);
+}
+
+TEST_CASE("without both counter readings the report has no disk stats", "[run]") {
+  Fixture f;
+  f.engine.runtime_s = 10;
+  DiskCounters one;
+  one.read_at_ns = 1;
+  f.host.readings = {one};  // the reading after the engine fails
+  CHECK(f.go().why == Outcome::Ok);
+  REQUIRE(f.outputs.last);
+  CHECK_FALSE(f.outputs.last->results.disk.valid);
 }

@@ -46,13 +46,16 @@ std::string disk_of(const SysRoot& root, std::string_view name);
 // Every block device sysfs lists under class/block that is a whole disk.
 std::vector<std::string> list_disks(const SysRoot& root);
 
-// The device's own counters from /sys/block/X/stat, before/after (fio's "Disk stats").
+// The device's own counters from /sys/block/X/stat, before/after (fio's "Disk stats"): every
+// I/O between the two readings (the settle, ramp, drain and verify pass too), and util as busy
+// time over the wall time between them, as fio's diskutil does.
 struct DiskStats {
   bool valid = false;
   uint64_t read_ios = 0, read_merges = 0, read_ticks_ms = 0;
   uint64_t write_ios = 0, write_merges = 0, write_ticks_ms = 0;
   uint64_t io_ticks_ms = 0, time_in_queue_ms = 0;
   double util_percent = 0;
+  double span_s = 0;  // wall time between the two readings the counts and util cover
 };
 
 // The counters of /sys/block/X/stat (Documentation/block/stat.rst), in file order.
@@ -60,9 +63,10 @@ struct DiskCounters {
   uint64_t read_ios = 0, read_merges = 0, read_sectors = 0, read_ticks_ms = 0;
   uint64_t write_ios = 0, write_merges = 0, write_sectors = 0, write_ticks_ms = 0;
   uint64_t in_flight = 0, io_ticks_ms = 0, time_in_queue_ms = 0;
+  uint64_t read_at_ns = 0;  // CLOCK_MONOTONIC (steady_clock) when the line was read
 };
 Result<DiskCounters> read_disk_counters(const SysRoot& root, const BlockDevice& dev);
-// fio's "Disk stats" line from two readings `elapsed_s` apart.
-DiskStats disk_stats_delta(const DiskCounters& before, const DiskCounters& after, double elapsed_s);
+// fio's "Disk stats" line from two readings, over the time between them (their read_at_ns).
+DiskStats disk_stats_delta(const DiskCounters& before, const DiskCounters& after);
 
 }  // namespace diskprobe
