@@ -286,6 +286,7 @@ std::string restore_text(const tuning::RestoreReport& r, const std::string& dir)
   for (const auto& s : r.restored) out += "restored " + s.what + " to " + s.old_value + "\n";
   for (const auto& s : r.gone)
     out += "not restored " + s.what + ": its device is gone, and its settings with it\n";
+  for (const auto& s : r.already) out += "not restored " + s.what + ": it is " + s.old_value + " already\n";
   return out;
 }
 
@@ -295,8 +296,11 @@ json restore_json(const tuning::RestoreReport& r) {
     for (const auto& s : list) out.push_back({{"what", s.what}, {"old_value", s.old_value}});
     return out;
   };
-  return {
-      {"restored", settings(r.restored)}, {"gone", settings(r.gone)}, {"left", r.left}, {"failed", r.failed}};
+  return {{"restored", settings(r.restored)},
+          {"gone", settings(r.gone)},
+          {"already", settings(r.already)},
+          {"left", r.left},
+          {"failed", r.failed}};
 }
 
 std::string tune_text(const tuning::Topology& t, const tuning::Plan& p) {

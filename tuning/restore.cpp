@@ -229,19 +229,37 @@ class DirLock {
   std::string error_;
 };
 
-// A setting whose device is gone: removed, or replaced by another with the same name (a new
-// diskseq). Its queue went with it; writing the old value would tune a stranger.
-bool device_gone(const SysRoot& root, const Journal& j, const std::string& rel) {
+// What became of a journalled device setting since the run that wrote it.
+enum class Since {
+  same_device,  // the journal's diskseq, or nothing to tell it by: put the old value back
+  gone,         // no such node: the queue went with the device, nothing is left changed
+  ours,         // another diskseq, still the value the run set: put the old value back
+  back,         // another diskseq, the old value already: nothing to do
+  changed,      // another diskseq and a third value: someone else's now, left alone
+};
+
+// A loop device keeps its queue, and every setting in it, through detach and attach; only
+// the diskseq moves (6.18: nomerges, rq_affinity and scheduler unchanged across `losetup -d`
+// and a new attach, diskseq +1 each; LOOP_CTL_REMOVE and a new add reset them to the
+// defaults). So another diskseq under the same name does not mean the settings are gone:
+// the value that is there now tells.
+Since since(const SysRoot& root, const Journal& j, const std::string& rel, const AppliedSetting& s) {
   std::string disk = disk_of(rel);
-  if (disk.empty()) return false;
-  if (!root.sys_exists("block/" + disk)) return true;
-  if (j.diskseq.empty() || disk != j.device) return false;
-  auto now = root.read_sys("block/" + disk + "/diskseq");
-  return !now || *now != j.diskseq;
+  if (disk.empty()) return Since::same_device;
+  if (!root.sys_exists("block/" + disk)) return Since::gone;
+  if (j.diskseq.empty() || disk != j.device) return Since::same_device;
+  auto seq = root.read_sys("block/" + disk + "/diskseq");
+  if (seq && *seq == j.diskseq) return Since::same_device;
+  auto now = root.read_sys(rel);
+  if (!now) return Since::gone;  // the node, but not this attribute: the queue went
+  std::string value = current_choice(*now);
+  if (value == s.old_value) return Since::back;
+  if (value == s.new_value) return Since::ours;
+  return Since::changed;
 }
 
 struct Undone {
-  std::vector<AppliedSetting> restored, gone, failed;  // failed: oldest first, for the journal
+  std::vector<AppliedSetting> restored, gone, already, failed;  // failed: oldest first, for the journal
   std::string errors;
 };
 
@@ -255,9 +273,26 @@ Undone undo(const SysRoot& root, const Journal& j, const std::vector<AppliedSett
       append(u.errors, it->what + " is not under " + root.sysfs() + ": skipped");
       continue;
     }
-    if (device_gone(root, j, rel)) {
-      u.gone.push_back(*it);
-      continue;
+    switch (since(root, j, rel, *it)) {
+      case Since::gone:
+        u.gone.push_back(*it);
+        continue;
+      case Since::back:
+        u.already.push_back(*it);
+        continue;
+      case Since::changed: {
+        // Not ours to write any more, and not what it was before the run either: say so
+        // (exit 1), but do not keep it in the journal, where it would block every later run.
+        auto now = root.read_sys(rel);
+        append(u.errors, "not restored " + it->what + ": it is now " + current_choice(now ? *now : "?") +
+                             ", not the " + it->new_value + " the run set (its device was detached or " +
+                             "replaced since, and someone set it); it was " + it->old_value +
+                             " before the run: write that back yourself if it should be");
+        continue;
+      }
+      case Since::same_device:
+      case Since::ours:
+        break;
     }
     if (auto st = root.write_sys(rel, it->old_value); !st) {
       append(u.errors, write_error(it->what, it->old_value, st.error()));
@@ -585,6 +620,7 @@ RestoreReport restore_all(const SysRoot& root, const std::string& dir) {
     auto out = restore_journal(root, path);
     r.restored.insert(r.restored.end(), out.undone.restored.begin(), out.undone.restored.end());
     r.gone.insert(r.gone.end(), out.undone.gone.begin(), out.undone.gone.end());
+    r.already.insert(r.already.end(), out.undone.already.begin(), out.undone.already.end());
     if (out.live) {
       r.left.push_back(out.error);
     } else if (!out.error.empty()) {

@@ -736,13 +736,16 @@ TEST_CASE("CLI run from a copy of the binary under another name: tune --restore 
 }
 
 // Before: the restore of a removed loop device failed, the journal stayed, and every later
-// run was refused until someone deleted it by hand.
+// run was refused until someone deleted it by hand. Then: a detached loop device (another
+// diskseq) was taken for a gone one, its journal dropped with exit 0 while the settings the
+// run made stayed in its queue, which a detach does not reset.
 TEST_CASE(
-    "CLI run killed with SIGKILL, its loop device then removed: tune --restore exits 0 and frees the host",
+    "CLI run killed with SIGKILL, its loop device then detached: tune --restore puts the settings back",
     "[tuning][cli][journal]") {
   std::optional<LoopDevice> loop(testing::make_loop(128ull << 20));
   Cli cli;
   const std::string name = loop->name(), journal = cli.j.of(*loop);
+  const QueueState before = read_state(*loop);
   const QueueState want = wanted(*loop);
   pid_t pid = cli.spawn(run_args(*loop, want, "120"));
   bool applied = wait_until(pid, [&] { return read_state(*loop) == want && fs::exists(journal); });
@@ -750,18 +753,63 @@ TEST_CASE(
   REQUIRE(applied);
   REQUIRE(::kill(pid, SIGKILL) == 0);
   CHECK(wait_exit(pid) == 128 + SIGKILL);
-  REQUIRE(loop->remove().ok());
-  loop.reset();
+  const std::string seq = testing::read_sysfs("/sys/block/" + name + "/diskseq");
+  REQUIRE(loop->remove().ok());  // LOOP_CLR_FD: the node and its queue stay
+  CHECK(testing::read_sysfs("/sys/block/" + name + "/diskseq") != seq);
+  CHECK(read_state(*loop) == want);
   auto r = cli.run({"tune", "--restore"});
   INFO("stdout: " << r.out << "stderr: " << r.err);
   CHECK(r.exit_code == 0);
-  CHECK(r.out.find("not restored /sys/block/" + name + "/queue/rq_affinity: its device is gone") !=
+  CHECK(r.out.find("restored /sys/block/" + name + "/queue/rq_affinity to " + before.rq_affinity) !=
         std::string::npos);
+  CHECK(r.out.find("its device is gone") == std::string::npos);
+  CHECK(read_state(*loop) == before);
   CHECK(cli.j.none());
+  loop.reset();
   LoopDevice next = testing::make_loop(128ull << 20);
   auto again = cli.run(run_args(next, wanted(next), "1"));
   INFO("next run: " << again.err);
   CHECK(again.exit_code == 0);
+}
+
+// The same through --scratch: its loop device is attached with autoclear, so the kill itself
+// detaches it, and nothing else would ever put its queue settings back.
+TEST_CASE("CLI --scratch run killed with SIGKILL: tune --restore puts its loop device's settings back",
+          "[tuning][cli][journal]") {
+  Cli cli;
+  pid_t pid = cli.spawn({"run", "--profile", "essd-plx-latency", "--scratch", "64M", "--runtime", "120",
+                         "--rq_affinity", "2", "--nomerges", "2", "--scheduler", "mq-deadline"});
+  std::string journal;
+  bool applied = wait_until(pid, [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(cli.j.path, ec)) {
+      if (e.path().extension() == ".json" && e.path().stem() != "host") journal = e.path().string();
+    }
+    return !journal.empty();
+  });
+  if (!applied) abandon(pid, cli);
+  REQUIRE(applied);
+  ::usleep(200000);  // let it finish applying all three
+  REQUIRE(::kill(pid, SIGKILL) == 0);
+  CHECK(wait_exit(pid) == 128 + SIGKILL);
+  auto doc = nlohmann::json::parse(slurp(journal));
+  const std::string name = doc.at("device");
+  REQUIRE(name.rfind("loop", 0) == 0);
+  // autoclear detaches it once the last opener is gone; the kernel does that in a workqueue
+  for (int i = 0; i < 500 && fs::exists("/sys/block/" + name + "/loop/backing_file"); ++i) ::usleep(10000);
+  CHECK_FALSE(fs::exists("/sys/block/" + name + "/loop/backing_file"));
+  auto r = cli.run({"tune", "--restore"});
+  INFO("stdout: " << r.out << "stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("its device is gone") == std::string::npos);
+  for (const auto& s : doc.at("settings")) {
+    std::string now = testing::read_sysfs(s.at("path").get<std::string>());
+    auto b = now.find('['), e = now.find(']');
+    if (b != std::string::npos && e != std::string::npos) now = now.substr(b + 1, e - b - 1);
+    CHECK(now == s.at("old_value").get<std::string>());
+    CHECK(r.out.find("restored " + s.at("path").get<std::string>()) != std::string::npos);
+  }
+  CHECK(cli.j.none());
 }
 
 // Before: one journal for the host, so a run on one device refused a run on another.

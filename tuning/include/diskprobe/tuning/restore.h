@@ -86,17 +86,20 @@ class RestoreGuard {
 
 // Restores what a killed run left in one journal, newest first, and removes it. Returns what
 // it restored; no journal -> empty. Refuses while a run holding it is alive. Settings of a
-// device that is gone (removed, or replaced: another diskseq) have nothing to put back: they
-// go to `gone`, not into the error.
+// device that is gone (no /sys/block/DEV) have nothing to put back: they go to `gone`, not
+// into the error. Under another diskseq (a loop device detached and attached again keeps its
+// queue) a setting still at the value the run set is restored, one at a third value is an
+// error and left alone.
 Result<std::vector<AppliedSetting>> restore_from_journal(const SysRoot& root, const std::string& journal_path,
                                                          std::vector<AppliedSetting>* gone = nullptr);
 
 // `tune --restore`: every journal in `dir`, the devices' first, then host.json.
 struct RestoreReport {
   std::vector<AppliedSetting> restored;
-  std::vector<AppliedSetting> gone;  // their device no longer exists: nothing left changed
-  std::vector<std::string> left;     // journals of runs still alive: they restore themselves
-  std::vector<std::string> failed;   // could not be put back; their journal keeps them
+  std::vector<AppliedSetting> gone;     // their device no longer exists: nothing left changed
+  std::vector<AppliedSetting> already;  // another diskseq, and the old value is back already
+  std::vector<std::string> left;        // journals of runs still alive: they restore themselves
+  std::vector<std::string> failed;      // could not be put back; their journal keeps them
   bool any_journal = false;
 };
 RestoreReport restore_all(const SysRoot& root, const std::string& dir = kDefaultJournalDir);
