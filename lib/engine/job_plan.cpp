@@ -78,7 +78,11 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   p.bytes_limit = spec.time_based ? 0 : spec.io_size ? spec.io_size : pass;
   p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
   if (p.probe_async) p.ramp_ns = std::max(p.ramp_ns, kProbeRampNs);  // the probe is not measured
-  if (spec.time_based || spec.runtime_s > 0) p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
+  // 0 ns is "no limit": a runtime above 0 never truncates to it (validate() refuses one under 1 us).
+  if (spec.time_based || spec.runtime_s > 0) {
+    p.runtime_ns = static_cast<uint64_t>(spec.runtime_s * 1e9);
+    if (spec.runtime_s > 0) p.runtime_ns = std::max<uint64_t>(p.runtime_ns, 1);
+  }
   p.seconds_capacity = p.runtime_ns ? static_cast<size_t>(std::ceil(spec.runtime_s)) + 2 : 64;
   p.slots = spec.engine == EngineKind::Sync ? 1 : spec.iodepth;
   // One I/O every bs / rate seconds, or every 1 / rate_iops (validate() refuses both at once).

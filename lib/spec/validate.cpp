@@ -98,6 +98,10 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
     problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " +
                        seconds(kMaxSeconds) +
                        " s (24 h): use a shorter runtime, and several runs for a longer soak");
+  } else if (spec.runtime_s > 0 && spec.runtime_s < kMinSeconds) {
+    problems.push_back("runtime " + seconds(spec.runtime_s) +
+                       " s is above 0 but below 1 us, which the engine would take as no limit at all: use "
+                       "runtime=30 (seconds), or 1us at the least");
   } else if (spec.time_based && spec.runtime_s <= 0) {
     problems.push_back(
         "time_based needs a runtime above 0 s: use runtime=30, or time_based=0 to stop after size");
@@ -108,6 +112,10 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
   } else if (spec.ramp_time_s > kMaxSeconds) {
     problems.push_back("ramp_time " + seconds(spec.ramp_time_s) + " s is above the limit of " +
                        seconds(kMaxSeconds) + " s (24 h): use a shorter ramp_time");
+  } else if (spec.ramp_time_s > 0 && spec.ramp_time_s < kMinSeconds) {
+    problems.push_back("ramp_time " + seconds(spec.ramp_time_s) +
+                       " s is above 0 but below 1 us, which the engine would take as no ramp: use ramp_time=0, "
+                       "or 1us at the least");
   }
 }
 
@@ -138,6 +146,10 @@ void steadystate_problems(const JobSpec& spec, Problems& problems) {
     problems.push_back("ss_dur " + seconds(ss.duration_s) + " s is longer than runtime " + seconds(spec.runtime_s) +
                        " s: the window could never fill; use ss_dur=" + seconds(std::floor(spec.runtime_s)) +
                        "s or less");
+  } else if (ss.ramp_s > 0 && ss.ramp_s < kMinSeconds) {
+    problems.push_back("ss_ramp " + seconds(ss.ramp_s) +
+                       " s is above 0 but below 1 us, which the engine would take as no ramp: use ss_ramp=0, "
+                       "or 1us at the least");
   } else if (!(ss.ramp_s >= 0) || !std::isfinite(ss.ramp_s) || ss.ramp_s + ss.duration_s > spec.runtime_s) {
     problems.push_back("ss_ramp " + seconds(ss.ramp_s) + " s + ss_dur " + seconds(ss.duration_s) +
                        " s is longer than runtime " + seconds(spec.runtime_s) +

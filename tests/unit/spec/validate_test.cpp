@@ -113,3 +113,40 @@ TEST_CASE("validate: every problem is reported in one message") {
   CHECK_THAT(e, Contains("time_based needs a runtime above 0 s"));
   CHECK_THAT(e, Contains("rwmixread 101 is above 100 percent"));
 }
+
+// Before: only runtime <= 0 was refused, and the engine truncated runtime * 1e9 to 0 ns, which
+// means no limit: a time-based run with runtime=1e-10 never ended.
+TEST_CASE("validate: a runtime above 0 but under 1 us is refused, not run forever") {
+  JobSpec s;
+  s.time_based = true;
+  for (double tiny : {1e-10, 5e-10, 9.99e-7}) {
+    s.runtime_s = tiny;
+    auto st = validate(s, Target{"/dev/vdc", 1 << 30, 512});
+    REQUIRE_FALSE(st.ok());
+    CHECK_THAT(st.error(), Contains(" s is above 0 but below 1 us, which the engine would take as no limit at all"));
+  }
+  s.time_based = false;  // a size-bound run capped by runtime: the same
+  s.runtime_s = 1e-10;
+  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 30, 512}).error(), Contains("runtime 1e-10 s is above 0 but below 1 us"));
+  for (double fine : {1e-6, 0.5, 30.0}) {  // 1us, the parser's smallest unit, and up
+    s.time_based = true;
+    s.runtime_s = fine;
+    CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
+  }
+}
+
+TEST_CASE("validate: a ramp_time or ss_ramp above 0 but under 1 us is refused") {
+  JobSpec s;
+  s.time_based = true;
+  s.runtime_s = 30;
+  s.ramp_time_s = 1e-10;
+  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 30, 512}).error(),
+             Contains("ramp_time 1e-10 s is above 0 but below 1 us, which the engine would take as no ramp"));
+  s.ramp_time_s = 0;  // none at all is fine
+  CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
+  s.steadystate = {SteadyStateKind::Iops, 1, true, 10, 1e-10};
+  CHECK_THAT(validate(s, Target{"/dev/vdc", 1 << 30, 512}).error(),
+             Contains("ss_ramp 1e-10 s is above 0 but below 1 us"));
+  s.steadystate.ramp_s = 0;
+  CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
+}

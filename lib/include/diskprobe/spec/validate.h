@@ -16,6 +16,9 @@ inline constexpr uint64_t kMaxNumjobs = 4096;
 // A day: beyond it the nanosecond deadlines still fit, but the per-second samples kept for
 // every job (16 bytes a second) would not be a benchmark's memory any more.
 inline constexpr double kMaxSeconds = 86400;
+// The engine counts time in whole nanoseconds, and 0 ns means "no limit": a runtime of
+// 1e-10 s ran forever. A duration above 0 is at least the parser's smallest unit, 1 us.
+inline constexpr double kMinSeconds = 1e-6;
 
 // Checks spec against the target (bs and offset alignment for O_DIRECT, region inside the
 // target, iodepth 1..kMaxIodepth, numjobs 1..kMaxNumjobs, runtime for time_based runs, rate
