@@ -13,6 +13,7 @@
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/spec/file_targets.h"
 #include "diskprobe/spec/region.h"
+#include "diskprobe/spec/validate.h"
 
 namespace diskprobe::run {
 
@@ -370,6 +371,8 @@ std::optional<std::string> strict_refusal(const tuning::Plan& plan) {
 }
 
 Ended run(const Request& req, const Steps& steps) {
+  // What needs no target is judged before the preflight, a scratch device or job files.
+  if (auto st = validate_spec(req.spec); !st) return stop(Outcome::BadInput, st.error());
   const bool one_target = req.scratch.empty() && req.devices.size() == 1;
   if (!req.spec.directory.empty() || (one_target && steps.host.names_a_file(req.devices[0]))) {
     return run_files(req, steps);

@@ -24,23 +24,12 @@ std::string seconds(double s) {
 
 uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-// Block sizes and the region: each block whole on the device, the region inside it.
-void region_problems(const JobSpec& spec, const Target& target, Problems& problems) {
+// The region on this target: aligned for O_DIRECT, inside it, room for a whole block.
+void target_region_problems(const JobSpec& spec, const Target& target, Problems& problems) {
   const uint64_t lbs = target.logical_block_size ? target.logical_block_size : 1;
   const uint64_t bs = spec.max_bs();
   const std::string& dev = target.path;
   const Region reg = resolve_region(spec, target);
-  for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
-    const char* which = b == spec.bs ? "bs" : "bs (writes)";
-    if (b < 512) {
-      problems.push_back(std::string(which) + " " + num(b) +
-                         " is below 512 bytes, the smallest block a disk takes: use bs=4096");
-    } else if (spec.direct && b % lbs != 0) {
-      problems.push_back(std::string(which) + " " + num(b) + " is not a multiple of the device's logical block size " +
-                         num(lbs) + ": use bs=" + num(round_up(b, lbs)));
-    }
-    if (spec.bs_write == 0 || spec.bs_write == spec.bs) break;
-  }
   if (spec.direct && reg.offset % lbs != 0) {
     problems.push_back("offset " + num(reg.offset) + " is not aligned to the device's logical block size " +
                        num(lbs) + " (direct I/O needs it): use offset=" + num(reg.offset / lbs * lbs));
@@ -59,13 +48,32 @@ void region_problems(const JobSpec& spec, const Target& target, Problems& proble
                          ") holds no whole block of bs " + num(bs) + ": use a larger size or a smaller bs");
     }
   }
+}
+
+// Block sizes and the region: each block whole on the device, the region inside it. Without
+// a target, only what needs none.
+void region_problems(const JobSpec& spec, const Target* target, Problems& problems) {
+  const uint64_t lbs = target && target->logical_block_size ? target->logical_block_size : 1;
+  for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
+    const char* which = b == spec.bs ? "bs" : "bs (writes)";
+    if (b < 512) {
+      problems.push_back(std::string(which) + " " + num(b) +
+                         " is below 512 bytes, the smallest block a disk takes: use bs=4096");
+    } else if (target && spec.direct && b % lbs != 0) {
+      problems.push_back(std::string(which) + " " + num(b) + " is not a multiple of the device's logical block size " +
+                         num(lbs) + ": use bs=" + num(round_up(b, lbs)));
+    }
+    if (spec.bs_write == 0 || spec.bs_write == spec.bs) break;
+  }
+  if (target) target_region_problems(spec, *target, problems);
   if (spec.offset_percent < 0 || spec.offset_percent >= 100 || spec.size_percent < 0 || spec.size_percent > 100) {
     problems.push_back("offset and size percentages must be from 0 to 100 (offset below 100)");
   }
 }
 
 // The engine's options: which engine takes them, what the target offers, the limits.
-void engine_problems(const JobSpec& spec, const Target& target, Problems& problems) {
+// Without a target, only what needs none.
+void engine_problems(const JobSpec& spec, const Target* target, Problems& problems) {
   if ((spec.sqpoll || spec.hipri) && spec.engine != EngineKind::IoUring) {
     problems.push_back("sqpoll and hipri are io_uring options: use engine=io_uring");
   }
@@ -79,14 +87,16 @@ void engine_problems(const JobSpec& spec, const Target& target, Problems& proble
   if (spec.hipri && !spec.direct) {
     problems.push_back("hipri (polled completions) works only with direct I/O: use direct=1");
   }
-  if (spec.hipri && target.io_poll == 0) {
-    problems.push_back("hipri: " + (target.poll_why.empty() ? target.path + " has no poll queues" : target.poll_why) +
+  if (target && spec.hipri && target->io_poll == 0) {
+    problems.push_back("hipri: " +
+                       (target->poll_why.empty() ? target->path + " has no poll queues" : target->poll_why) +
                        "; run without hipri");
   }
   if (spec.iodepth < 1 || spec.iodepth > kMaxIodepth) {
     problems.push_back("iodepth " + num(spec.iodepth) + " is out of range: use 1 to " + num(kMaxIodepth));
   }
-  if (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs) {
+  // The tuning plan may clamp numjobs to the CPUs there are: judged on the spec it gives.
+  if (target && (spec.numjobs < 1 || spec.numjobs > kMaxNumjobs)) {
     problems.push_back("numjobs " + num(spec.numjobs) + " is out of range: use 1 to " + num(kMaxNumjobs));
   }
 }
@@ -157,9 +167,8 @@ void steadystate_problems(const JobSpec& spec, Problems& problems) {
   }
 }
 
-}  // namespace
-
-Status validate(const JobSpec& spec, const Target& target) {
+// Every check, in one order: blocks and region, engine options, durations, mix.
+Problems problems_of(const JobSpec& spec, const Target* target) {
   Problems problems;
   region_problems(spec, target, problems);
   engine_problems(spec, target, problems);
@@ -169,8 +178,21 @@ Status validate(const JobSpec& spec, const Target& target) {
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
   }
+  return problems;
+}
+
+}  // namespace
+
+Status validate(const JobSpec& spec, const Target& target) {
+  Problems problems = problems_of(spec, &target);
   if (problems.empty()) return Ok{};
   return make_error(join_problems(target.path, problems));
+}
+
+Status validate_spec(const JobSpec& spec) {
+  Problems problems = problems_of(spec, nullptr);
+  if (problems.empty()) return Ok{};
+  return make_error(join_problems("workload " + spec.name, problems));
 }
 
 }  // namespace diskprobe

@@ -111,8 +111,12 @@ struct FakeZeroing : run::Zeroing {
 struct FakeHost : run::Host {
   std::vector<DiskCounters> readings;  // handed out in turn; none: no counters, as a fake disk
   size_t read = 0;
+  Log* log = nullptr;  // where "scratch SIZE" goes, when a test watches for it
   bool names_a_file(const std::string&) override { return false; }
-  Result<std::string> scratch(uint64_t) override { return std::string("/dev/scratch0"); }
+  Result<std::string> scratch(uint64_t size) override {
+    if (log) log->calls.push_back("scratch " + std::to_string(size));
+    return std::string("/dev/scratch0");
+  }
   void device_facts(const BlockDevice&, Target&) override {}
   Result<DiskCounters> counters(const BlockDevice&) override {
     if (read >= readings.size()) return make_error("no counters in a fake");
@@ -429,6 +433,54 @@ TEST_CASE("a --scratch size that is no size is bad input, and no scratch device 
   CHECK(end.why == Outcome::BadInput);
   CHECK_THAT(end.message, Catch::Matchers::StartsWith("--scratch: "));
   CHECK(f.log.calls.empty());
+}
+
+// Before: a runtime over the limit (or any value that needs no target) was found only after
+// the preflight had claimed the device, a scratch device had been made or the job files laid
+// out: `run --profile essd-plx-latency nosuchdev --runtime 99999` exited 3, not 2.
+TEST_CASE("bad values that need no target are refused before the preflight, scratch or job files", "[run]") {
+  struct Case {
+    const char* what;
+    void (*set)(JobSpec&);
+    const char* says;
+  };
+  const Case cases[] = {
+      {"runtime", [](JobSpec& s) { s.runtime_s = 99999; }, "runtime 99999 s is above the limit"},
+      {"runtime under 1 us", [](JobSpec& s) { s.time_based = true, s.runtime_s = 1e-10; }, "below 1 us"},
+      {"ramp_time", [](JobSpec& s) { s.ramp_time_s = 1e6; }, "ramp_time 1e+06 s is above the limit"},
+      {"rate", [](JobSpec& s) { s.rate_iops[0] = 10, s.rate_bytes[0] = 4096; }, "rate_iops and rate both cap"},
+      {"steadystate",
+       [](JobSpec& s) {
+         s.steadystate = {SteadyStateKind::Iops, 1, true, 10, 0};
+         s.time_based = false;
+       },
+       "ends a time-based run early"},
+      {"rwmixread", [](JobSpec& s) { s.rwmixread = 101; }, "rwmixread 101 is above 100 percent"},
+      {"iodepth", [](JobSpec& s) { s.iodepth = 0; }, "iodepth 0 is out of range"},
+      {"engine", [](JobSpec& s) { s.engine = EngineKind::Sync, s.sqpoll = true; }, "io_uring options"},
+      {"bs", [](JobSpec& s) { s.bs = 100; }, "bs 100 is below 512 bytes"},
+  };
+  for (const auto& c : cases) {
+    SECTION(c.what) {
+      for (int target = 0; target < 3; ++target) {
+        Fixture f;
+        f.host.log = &f.log;
+        FakeFiles files(f.log);
+        FileHost file_host;
+        file_host.log = &f.log;
+        c.set(f.req.spec);
+        run::Host* host = &f.host;
+        if (target == 1) f.req.devices.clear(), f.req.scratch = "64M";
+        if (target == 2) f.req.devices = {"/var/tmp/job.dat"}, host = &file_host;
+        INFO("target " << target);
+        auto end = run::run(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, *host, files, f.outputs});
+        CHECK(end.why == Outcome::BadInput);
+        CHECK(run::exit_code(end.why) == 2);
+        CHECK_THAT(end.message, Catch::Matchers::Contains(c.says));
+        CHECK(f.log.calls.empty());  // no preflight, no scratch device, no file laid out
+      }
+    }
+  }
 }
 
 TEST_CASE("a --scratch run goes to the scratch device the host made", "[run]") {

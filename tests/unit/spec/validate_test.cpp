@@ -124,6 +124,7 @@ TEST_CASE("validate: a runtime above 0 but under 1 us is refused, not run foreve
     auto st = validate(s, Target{"/dev/vdc", 1 << 30, 512});
     REQUIRE_FALSE(st.ok());
     CHECK_THAT(st.error(), Contains(" s is above 0 but below 1 us, which the engine would take as no limit at all"));
+    CHECK_FALSE(validate_spec(s).ok());  // and before anything needs the target
   }
   s.time_based = false;  // a size-bound run capped by runtime: the same
   s.runtime_s = 1e-10;
@@ -149,4 +150,22 @@ TEST_CASE("validate: a ramp_time or ss_ramp above 0 but under 1 us is refused") 
              Contains("ss_ramp 1e-10 s is above 0 but below 1 us"));
   s.steadystate.ramp_s = 0;
   CHECK(validate(s, Target{"/dev/vdc", 1 << 30, 512}).ok());
+}
+
+TEST_CASE("validate_spec: what needs no target, and nothing that does") {
+  JobSpec s;
+  s.runtime_s = 99999;
+  auto st = validate_spec(s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error(), Contains("workload diskprobe: 1 problem: runtime 99999 s is above the limit of 86400 s"));
+  s.runtime_s = 30;
+  s.offset = 1ull << 40;  // past the end of any target here: a target's question
+  s.bs = 1000;            // not a multiple of 512: the same
+  s.hipri = true;         // poll queues: the same
+  s.numjobs = 5000;       // the tuning plan may clamp it: judged with the target
+  auto st2 = validate_spec(s);
+  INFO((st2.ok() ? std::string() : st2.error()));
+  CHECK(st2.ok());
+  s.bs = 100;
+  CHECK_THAT(validate_spec(s).error(), Contains("bs 100 is below 512 bytes"));
 }

@@ -24,5 +24,9 @@ inline constexpr double kMinSeconds = 1e-6;
 // target, iodepth 1..kMaxIodepth, numjobs 1..kMaxNumjobs, runtime for time_based runs, rate
 // caps, steadystate's window against the runtime, rwmixread); every problem in one message.
 Status validate(const JobSpec& spec, const Target& target);
+// The checks of validate() that need no target (durations, rates, steadystate, the engine's
+// options, rwmixread, bs below 512): run before the preflight, a scratch device or job files,
+// so that bad input is refused before anything is made or changed.
+Status validate_spec(const JobSpec& spec);
 
 }  // namespace diskprobe
