@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "diskprobe/base/json_io.h"
 #include "diskprobe/base/units.h"
 #include "diskprobe/device/block_header.h"
 #include "diskprobe/spec/file_targets.h"
@@ -141,6 +142,7 @@ std::variant<std::string, Ended> device_for(const Request& req, const Steps& ste
   if (req.scratch.empty()) return req.devices[0];
   auto size = parse_size(req.scratch);
   if (!size) return stop(Outcome::BadInput, "--scratch: " + size.error());
+  if (*size == 0) return stop(Outcome::BadInput, "--scratch " + req.scratch + ": give a size above 0, like 1G");
   auto path = steps.host.scratch(*size);
   if (!path) return stop(Outcome::SetupFailed, "cannot create the scratch device: " + path.error());
   return *path;
@@ -370,7 +372,16 @@ std::optional<std::string> strict_refusal(const tuning::Plan& plan) {
   return msg + "; nothing was changed (change the overrides, or drop --strict)";
 }
 
+// A target the run was not given: more than one DEVICE or FILE.
+std::optional<Ended> extra_target(const Request& req) {
+  if (req.devices.size() < 2) return std::nullopt;
+  return stop(Outcome::BadInput, "unexpected argument '" + excerpt(req.devices[1]) +
+                                     "': give one DEVICE (like vdc or /dev/vdc), FILE, --scratch SIZE or "
+                                     "--directory DIR");
+}
+
 Ended run(const Request& req, const Steps& steps) {
+  if (auto extra = extra_target(req)) return *extra;
   // What needs no target is judged before the preflight, a scratch device or job files.
   if (auto st = validate_spec(req.spec); !st) return stop(Outcome::BadInput, st.error());
   const bool one_target = req.scratch.empty() && req.devices.size() == 1;
@@ -384,6 +395,7 @@ Ended run(const Request& req, const Steps& steps) {
 }
 
 PhasesEnded run_phases(const Request& req, const Steps& steps, const NextPhase& next) {
+  if (auto extra = extra_target(req)) return {*extra, {}};
   if (req.scratch.empty() && req.devices.size() != 1) {
     return {stop(Outcome::BadInput, "a DEVICE is needed (like vdc or /dev/vdc), or --scratch SIZE"), {}};
   }

@@ -435,6 +435,43 @@ TEST_CASE("a --scratch size that is no size is bad input, and no scratch device 
   CHECK(f.log.calls.empty());
 }
 
+// Before: "cannot create the scratch device: scratch size must be larger than 0", exit 1.
+TEST_CASE("--scratch 0 is bad input (exit 2), and no scratch device is made", "[run]") {
+  Fixture f;
+  f.host.log = &f.log;
+  f.req.devices.clear();
+  for (const char* zero : {"0", "0M", "0k"}) {
+    f.req.scratch = zero;
+    auto end = f.go();
+    CHECK(end.why == Outcome::BadInput);
+    CHECK(run::exit_code(end.why) == 2);
+    CHECK(end.message == "--scratch " + std::string(zero) + ": give a size above 0, like 1G");
+  }
+  CHECK(f.log.calls.empty());
+  f.req.scratch = "4k";  // the smallest that is a size still goes to the host
+  CHECK(f.go().why == Outcome::Ok);
+  CHECK(f.log.calls.front() == "scratch 4096");
+}
+
+// Before: "run needs a DEVICE (like vdc or /dev/vdc), --scratch SIZE or --directory DIR" for
+// `run --profile X nosuchdev extra`, which was given a DEVICE.
+TEST_CASE("an argument after the DEVICE is named as unexpected", "[run]") {
+  Fixture f;
+  f.req.devices = {"nosuchdev", "extra"};
+  auto end = f.go();
+  CHECK(end.why == Outcome::BadInput);
+  CHECK(run::exit_code(end.why) == 2);
+  CHECK(end.message ==
+        "unexpected argument 'extra': give one DEVICE (like vdc or /dev/vdc), FILE, --scratch SIZE or "
+        "--directory DIR");
+  CHECK(f.log.calls.empty());
+  f.req.devices = {"a", "b", "c"};  // the first extra one
+  CHECK_THAT(f.go().message, Catch::Matchers::StartsWith("unexpected argument 'b'"));
+  auto phases = run::run_phases(f.req, {f.preflight, f.tuner, f.engine, f.zeroing, f.host, f.files, f.outputs},
+                                [](const std::vector<run::PhaseReport>&) { return std::optional<run::Phase>(); });
+  CHECK_THAT(phases.end.message, Catch::Matchers::StartsWith("unexpected argument 'b'"));
+}
+
 // Before: a runtime over the limit (or any value that needs no target) was found only after
 // the preflight had claimed the device, a scratch device had been made or the job files laid
 // out: `run --profile essd-plx-latency nosuchdev --runtime 99999` exited 3, not 2.
