@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -148,6 +149,13 @@ Result<JobFiles> JobFiles::create_in_directory(const std::string& dir, const Job
     return make_error("--directory needs size in bytes (each job's file is that big), like --size 1G");
   }
   if (auto why = file_name_problem(spec.name); !why.empty()) return make_error(why + ": give --name a plain name");
+  // Each job's region is offset + size bytes into its file, so that is the file's length (as
+  // fio lays directory files out); laid out at size, an offset left no room for the region.
+  if (spec.offset > UINT64_MAX - spec.size) {
+    return make_error("--directory: offset " + std::to_string(spec.offset) + " + size " + std::to_string(spec.size) +
+                      " is past any file's end: lower offset or size");
+  }
+  const uint64_t length = spec.offset + spec.size;
   JobFiles files;
   files.keep_ = keep;
   std::vector<std::string> reuse;
@@ -155,13 +163,13 @@ Result<JobFiles> JobFiles::create_in_directory(const std::string& dir, const Job
   for (const auto& path : job_file_paths(dir, spec)) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
-      if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < spec.size || !starts_with_header(path)) {
-        return make_error(path + " exists and is not a diskprobe file of at least " + std::to_string(spec.size) +
-                          " bytes: remove it or choose another --directory");
+      if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < length || !starts_with_header(path)) {
+        return make_error(path + " exists and is not a diskprobe file of at least " + std::to_string(length) +
+                          " bytes (offset + size): remove it or choose another --directory");
       }
       reuse.push_back(path);
     } else {
-      need += spec.size;
+      need += length;
     }
     files.target_.job_paths.push_back(path);
   }
@@ -171,10 +179,10 @@ Result<JobFiles> JobFiles::create_in_directory(const std::string& dir, const Job
     auto fd = Fd::open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (!fd) return make_error(fd.error());
     files.created_.push_back(path);
-    if (auto st = lay_out(path, spec.size, spec.direct); !st) return make_error(st.error());
+    if (auto st = lay_out(path, length, spec.direct); !st) return make_error(st.error());
   }
   files.target_.path = dir;
-  files.target_.size_bytes = spec.size;
+  files.target_.size_bytes = length;
   files.target_.logical_block_size = 512;  // O_DIRECT on XFS/ext4: the device's sector; bs >= 512
   files.target_.device_id = device_identity_from("", "", "", dir, spec.size);
   return files;

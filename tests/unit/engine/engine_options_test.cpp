@@ -571,6 +571,41 @@ TEST_CASE("directory target: one laid-out file per job, removed afterwards unles
   CHECK_THAT(refused.error(), Contains("not a diskprobe file"));
 }
 
+// Before: the files were laid out at size while the region is offset + size into each, so
+// --directory with --offset always ran past the end of its files.
+TEST_CASE("directory target with an offset: each file laid out to offset + size, the region inside it") {
+  SKIP_WITHOUT_URING();
+  TempDir dir;
+  JobSpec spec = sized(RwMode::RandWrite, 1 << 20);
+  spec.name = "off";
+  spec.numjobs = 2;
+  spec.offset = 3 << 20;
+  {
+    auto files = JobFiles::create_in_directory(dir.path, spec, /*keep=*/true);
+    INFO((files.ok() ? std::string() : files.error()));
+    REQUIRE(files.ok());
+    const Target& t = files->target();
+    CHECK(t.size_bytes == 4 << 20);
+    for (const auto& p : t.job_paths) CHECK(fs::file_size(p) == 4 << 20);
+    const Region r = resolve_region(spec, t);
+    CHECK(r.offset == 3 << 20);
+    CHECK(r.size == 1 << 20);
+    auto run = run_jobs(spec, t, EngineOptions{});
+    INFO((run.ok() ? std::string() : run.error()));
+    REQUIRE(run.ok());
+    CHECK(run->jobs[0].write.ios == 256);
+    CHECK(run->jobs[1].write.ios == 256);
+  }
+  // Kept, they serve the same region again, and a smaller one; a larger offset needs longer files.
+  CHECK(JobFiles::create_in_directory(dir.path, spec, false).ok());
+  spec.offset = 0;
+  CHECK(JobFiles::create_in_directory(dir.path, spec, true).ok());
+  spec.offset = 4 << 20;
+  auto short_files = JobFiles::create_in_directory(dir.path, spec, false);
+  REQUIRE_FALSE(short_files.ok());
+  CHECK_THAT(short_files.error(), Contains("is not a diskprobe file of at least 5242880 bytes (offset + size)"));
+}
+
 TEST_CASE("check_directory: refuses what cannot hold the files, saying why") {
   TempDir dir;
   CHECK(check_directory(dir.path, 1 << 20, false).ok());
