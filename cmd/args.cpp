@@ -100,10 +100,79 @@ const char* fixture_root_for_writing(const Args& a) {
   return nullptr;
 }
 
+// The commands each option goes with; an option a command does not take is refused (exit 2)
+// rather than ignored: `run ... --restore` ran a benchmark, `devices --iodepth 4` listed
+// devices. Where a command has its own message for what it refuses (accept: --profile and
+// workload options; curve: --output, --expect, --volume), it is listed here and says it. -h,
+// --version, -v, --sysfs and --procfs go with every command; OVERRIDES are the workload options
+// (--runtime, --bs, fio's --ioengine, ...), "fio-note" fio's options that diskprobe always does.
+const std::map<std::string, std::set<std::string>>& option_commands() {
+  static const std::set<std::string> kAll = kCommands;
+  static const std::set<std::string> kSampler = {"devices", "check", "run", "accept", "curve"};
+  static const std::map<std::string, std::set<std::string>> kTable = {
+      {"--json", kAll},
+      {"--strict", {"tune", "run", "accept", "curve"}},
+      {"--no-tune", {"run", "accept", "curve"}},
+      {"--apply", {"tune"}},
+      {"--restore", {"tune"}},
+      {"--paranoid", kSampler},
+      {"--no-paranoid", kSampler},
+      {"--allow-nonzero", kSampler},
+      {"--mode", {"check"}},
+      {"--profile", {"tune", "run", "accept", "curve"}},
+      {"--output-format", {"run", "accept", "curve"}},
+      {"--output", {"run", "accept", "curve"}},
+      {"--scratch", {"run", "accept", "curve"}},
+      {"--directory", {"run", "accept", "curve"}},
+      {"--keep-files", {"run"}},
+      {"--expect", {"run", "accept", "curve"}},
+      {"--volume", {"run", "accept", "curve"}},
+      {"--tolerance", {"run", "accept"}},
+      {"--report", {"run", "accept", "curve"}},
+      {"--max-time", {"accept"}},
+      {"--max-regression", {"compare"}},
+      {"--rate-steps", {"curve"}},
+      {"--max-iops", {"curve"}},
+      {"--step-time", {"curve"}},
+      {"--max-iodepth", {"curve"}},
+      {"--past-knee", {"curve"}},
+      {"--name", {"tune", "profile", "run", "curve"}},
+      {"--filename", {"run"}},
+      {"OVERRIDES", {"tune", "profile", "run", "accept", "curve"}},
+      {"fio-note", {"tune", "profile", "run", "curve"}},
+  };
+  return kTable;
+}
+
+// The first option (in the order given) or extra argument the command does not take.
+std::optional<std::string> not_for_command(const Args& a, const std::vector<std::pair<std::string, std::string>>& given) {
+  const std::string& c = a.command;
+  for (const auto& [word, kind] : given) {
+    auto it = option_commands().find(kind);
+    if (it == option_commands().end()) continue;  // global
+    bool takes = it->second.count(c) > 0;
+    // tune --restore restores what killed runs left: it plans nothing and takes only --json.
+    if (c == "tune" && a.restore && kind != "--restore" && kind != "--json") takes = false;
+    if (!takes) {
+      std::string what = kind == "OVERRIDES" ? word + " (a workload option)" : word;
+      if (c == "tune" && a.restore && it->second.count(c)) {
+        return "'tune --restore' takes no " + what + ": it only puts back what killed runs left; drop " + word;
+      }
+      return "'" + c + "' takes no " + what + ": drop it (see 'diskprobe --help' for what '" + c + "' takes)";
+    }
+  }
+  // Commands that take no arguments at all say so here; the others count their own.
+  if ((c == "devices" || c == "profiles") && !a.positional.empty()) {
+    return "unexpected argument '" + excerpt(a.positional[0]) + "': '" + c + "' takes none";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
   Args a;
+  std::vector<std::pair<std::string, std::string>> typed;
   std::vector<std::string> words(argv + 1, argv + argc);
   for (size_t i = 0; i < words.size(); ++i) {
     if (words[i].size() > kMaxWordBytes) {
@@ -142,6 +211,13 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       out = true;
       return true;
     };
+    // What was given, for not_for_command(): the word as typed, and its row in the table.
+    if (w.size() > 1 && w[0] == '-') {
+      std::string kind = w;
+      if (w == "--ioengine" || (w.rfind("--", 0) == 0 && is_override(w.substr(2)))) kind = "OVERRIDES";
+      else if (w.rfind("--", 0) == 0 && fio_always_done(w.substr(2))) kind = "fio-note";
+      typed.emplace_back(words[i].substr(0, words[i].find('=')), kind);
+    }
     bool ok = true;
     if (w == "-h" || w == "--help") ok = flag(a.help);
     else if (w == "--version") ok = flag(a.version);
@@ -258,6 +334,12 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
   if (!a.max_regression.empty() && a.command != "compare") {
     error = "--max-regression goes with 'compare': diskprobe compare A.json B.json --max-regression 5%";
     return std::nullopt;
+  }
+  if (!a.help && !a.version && !a.command.empty()) {
+    if (auto why = not_for_command(a, typed)) {
+      error = *why;
+      return std::nullopt;
+    }
   }
   if (a.mode != "write" && a.mode != "read") {
     error = "--mode " + excerpt(a.mode) + ": use write or read";
