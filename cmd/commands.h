@@ -32,6 +32,8 @@ int cmd_aggregate(const Args& a);
 
 // signals.cpp: set by SIGINT/SIGTERM/SIGHUP; "interrupted by Terminated" once it is.
 const std::atomic<bool>& stop_flag();
+// Sleeps until a stop signal has arrived (at once if one already has).
+void wait_for_stop();
 std::string stopped_by();
 
 // run.cpp, for every command that runs the engine: the request from the command line, and

@@ -48,6 +48,20 @@ __attribute__((section(".preinit_array"), used)) void (*const install_early)() =
 
 const std::atomic<bool>& stop_flag() { return g_stop; }
 
+// The stop signals blocked while the flag is looked at, and unblocked only inside
+// sigsuspend(): one arriving between the look and the sleep stays pending and ends the
+// sleep, where `while (!flag) pause();` slept on until another came.
+void wait_for_stop() {
+  sigset_t stop_signals, during;
+  sigemptyset(&stop_signals);
+  for (int sig : cli::kStopSignals) sigaddset(&stop_signals, sig);
+  sigprocmask(SIG_BLOCK, &stop_signals, &during);
+  sigset_t waiting = during;
+  for (int sig : cli::kStopSignals) sigdelset(&waiting, sig);
+  while (!g_stop.load()) sigsuspend(&waiting);
+  sigprocmask(SIG_SETMASK, &during, nullptr);
+}
+
 std::string stopped_by() { return std::string("interrupted by ") + strsignal(g_signal); }
 
 }  // namespace diskprobe::cli

@@ -1,5 +1,4 @@
 // `diskprobe tune DEVICE [--apply]` and `tune --restore`.
-#include <unistd.h>
 
 #include <cstdio>
 
@@ -61,7 +60,7 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
   auto st = guard.apply(dev->disk, plan);
   if (!st) return fail(kRuntime, st.error());
   std::fprintf(stderr, "diskprobe: settings applied; press Ctrl-C to restore them\n");
-  while (!stop_flag().load()) pause();
+  wait_for_stop();
   auto restored = guard.restore();
   if (!restored) return fail(kRuntime, restored.error());
   std::fprintf(stderr, "diskprobe: settings restored\n");
