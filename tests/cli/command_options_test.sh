@@ -6,24 +6,13 @@
 # message or exit code.
 # usage: command_options_test.sh DISKPROBE FIXTURES_DIR
 set -uo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$(realpath "$0")")/lib.sh"
 bin=$(realpath "$1") fixtures=$(realpath "$2")
 work=$(mktemp -d "${TMPDIR:-/tmp}/diskprobe-options-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 export DISKPROBE_JOURNAL=$work/journal
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# run CODE "what" ARGS...: exit code CODE within 20 s; stdout in out, stderr in err.
-run() {
-  local want=$1 what=$2; shift 2
-  timeout 20 "$bin" "$@" >out 2>err
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, want $want: $(head -c 300 err)"
-  else
-    echo "ok: $what"
-  fi
-}
 contains() { grep -qF -- "$2" "$1" || fail "$3: '$2' not in $1: $(head -c 300 "$1")"; }
 one_line() { [ "$(grep -c '^diskprobe: error' err)" -eq 1 ] || fail "$1: not one error line: $(cat err)"; }
 

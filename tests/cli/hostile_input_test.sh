@@ -4,23 +4,12 @@
 # exit 2 (or valid JSON where the bytes are not UTF-8: U+FFFD in their place).
 # usage: hostile_input_test.sh DISKPROBE FIXTURES_DIR
 set -uo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$(realpath "$0")")/lib.sh"
 bin=$(realpath "$1") fixture=$(realpath "$2")/hostile/nvme-model-0xff
 work=$(mktemp -d "${TMPDIR:-/tmp}/diskprobe-hostile-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-# run CODE "what" ARGS...: exit code CODE within 20 s; stdout in out, stderr in err.
-run() {
-  local want=$1 what=$2; shift 2
-  timeout 20 "$bin" "$@" >out 2>err
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    fail "$what: exit $got, want $want: $(head -c 300 err)"
-  else
-    echo "ok: $what"
-  fi
-}
 # one_short_line "what": stderr is one line of at most 400 bytes.
 one_short_line() {
   local lines bytes
