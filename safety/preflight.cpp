@@ -281,7 +281,7 @@ class Preflight {
       for (auto& sw : *swaps) swaps_.push_back(Swapped{swap_device(sw, topo_, prober_), std::move(sw)});
     }
 
-    check_system_disk();
+    if (depth_ == 0) check_system_disk();  // below the target, lower() has found it already
     check_mounted();
     check_swap();
     check_holders();
@@ -581,10 +581,7 @@ class Preflight {
       inner_options.paranoid = Paranoid::Off;
       Checked inner;
       Preflight(root_, prober_, mode_, inner_options, inner, chain, depth_ + 1).run(under, false, nullptr);
-      for (const auto& r : inner.verdict.reasons) {
-        if (r.code == code::kSystemDisk && v_.has(code::kSystemDisk)) continue;  // said once, by lower()
-        add(r.code, via + ", so it writes there: " + r.message);
-      }
+      for (const auto& r : inner.verdict.reasons) add(r.code, via + ", so it writes there: " + r.message);
     }
   }
 

@@ -101,6 +101,16 @@ void engine_problems(const JobSpec& spec, const Target* target, Problems& proble
   }
 }
 
+// A duration above 0 that the engine's whole nanoseconds would turn into 0: for `name`,
+// `zero_means` (no limit, no ramp) and `fix` (what to write instead).
+bool under_a_microsecond(double s, const std::string& name, const char* zero_means, const char* fix,
+                         Problems& problems) {
+  if (!(s > 0 && s < kMinSeconds)) return false;
+  problems.push_back(name + " " + seconds(s) + " s is above 0 but below 1 us, which the engine would take as " +
+                     zero_means + ": use " + fix + ", or 1us at the least");
+  return true;
+}
+
 void duration_problems(const JobSpec& spec, Problems& problems) {
   if (!(spec.runtime_s >= 0) || !std::isfinite(spec.runtime_s)) {
     problems.push_back("runtime " + std::to_string(spec.runtime_s) + " s is not a duration: use runtime=30");
@@ -108,10 +118,7 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
     problems.push_back("runtime " + seconds(spec.runtime_s) + " s is above the limit of " +
                        seconds(kMaxSeconds) +
                        " s (24 h): use a shorter runtime, and several runs for a longer soak");
-  } else if (spec.runtime_s > 0 && spec.runtime_s < kMinSeconds) {
-    problems.push_back("runtime " + seconds(spec.runtime_s) +
-                       " s is above 0 but below 1 us, which the engine would take as no limit at all: use "
-                       "runtime=30 (seconds), or 1us at the least");
+  } else if (under_a_microsecond(spec.runtime_s, "runtime", "no limit at all", "runtime=30 (seconds)", problems)) {
   } else if (spec.time_based && spec.runtime_s <= 0) {
     problems.push_back(
         "time_based needs a runtime above 0 s: use runtime=30, or time_based=0 to stop after size");
@@ -122,10 +129,8 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
   } else if (spec.ramp_time_s > kMaxSeconds) {
     problems.push_back("ramp_time " + seconds(spec.ramp_time_s) + " s is above the limit of " +
                        seconds(kMaxSeconds) + " s (24 h): use a shorter ramp_time");
-  } else if (spec.ramp_time_s > 0 && spec.ramp_time_s < kMinSeconds) {
-    problems.push_back("ramp_time " + seconds(spec.ramp_time_s) +
-                       " s is above 0 but below 1 us, which the engine would take as no ramp: use ramp_time=0, "
-                       "or 1us at the least");
+  } else {
+    under_a_microsecond(spec.ramp_time_s, "ramp_time", "no ramp", "ramp_time=0", problems);
   }
 }
 
@@ -156,10 +161,7 @@ void steadystate_problems(const JobSpec& spec, Problems& problems) {
     problems.push_back("ss_dur " + seconds(ss.duration_s) + " s is longer than runtime " + seconds(spec.runtime_s) +
                        " s: the window could never fill; use ss_dur=" + seconds(std::floor(spec.runtime_s)) +
                        "s or less");
-  } else if (ss.ramp_s > 0 && ss.ramp_s < kMinSeconds) {
-    problems.push_back("ss_ramp " + seconds(ss.ramp_s) +
-                       " s is above 0 but below 1 us, which the engine would take as no ramp: use ss_ramp=0, "
-                       "or 1us at the least");
+  } else if (under_a_microsecond(ss.ramp_s, "ss_ramp", "no ramp", "ss_ramp=0", problems)) {
   } else if (!(ss.ramp_s >= 0) || !std::isfinite(ss.ramp_s) || ss.ramp_s + ss.duration_s > spec.runtime_s) {
     problems.push_back("ss_ramp " + seconds(ss.ramp_s) + " s + ss_dur " + seconds(ss.duration_s) +
                        " s is longer than runtime " + seconds(spec.runtime_s) +
