@@ -27,7 +27,7 @@ int cmd_tune(const cli::Args& a, const SysRoot& root) {
     } else {
       print(cli::restore_text(r, journal_dir()));
     }
-    for (const auto& l : r.left) spdlog::info("left alone: {}", l);
+    for (const auto& l : r.left) spdlog::info("{}", l);
     // 1 only when a killed run's setting is still changed: a gone device left nothing behind,
     // and a live run restores its own.
     for (const auto& f : r.failed) fail(kRuntime, f);

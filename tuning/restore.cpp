@@ -96,7 +96,8 @@ struct Journal {
 json journal_json(const Journal& j) {
   json holders = json::array(), settings = json::array();
   for (const auto& h : j.holders) {
-    holders.push_back({{"pid", h.pid}, {"start_time", h.start_time}, {"started", h.started}});
+    holders.push_back(
+        {{"pid", h.pid}, {"start_time", h.start_time}, {"boot_id", h.boot_id}, {"started", h.started}});
   }
   for (const auto& s : j.settings) {
     settings.push_back({{"path", s.what}, {"old_value", s.old_value}, {"new_value", s.new_value}});
@@ -154,7 +155,8 @@ Result<Journal> read_journal(const std::string& path) {
     if (doc.contains("pid")) j.holders.push_back({doc.at("pid").get<int>(), 0, doc.value("started", "")});
     field = "holders";
     for (const auto& h : doc.value("holders", json::array())) {
-      j.holders.push_back({h.at("pid").get<int>(), h.value("start_time", 0ull), h.value("started", "")});
+      j.holders.push_back({h.at("pid").get<int>(), h.value("start_time", 0ull), h.value("started", ""),
+                           h.value("boot_id", "")});
     }
     field = "settings";
     for (const auto& s : doc.at("settings")) {
@@ -172,7 +174,19 @@ Result<Journal> read_journal(const std::string& path) {
   return j;
 }
 
-bool same(const Owner& a, const Owner& b) { return a.pid == b.pid && a.start_time == b.start_time; }
+bool same(const Owner& a, const Owner& b) {
+  return a.pid == b.pid && a.start_time == b.start_time && a.boot_id == b.boot_id;
+}
+
+// The kernel's id for this boot: a journal of an earlier boot names a pid and start time that
+// may belong to anything now (/run is tmpfs, but a journal directory may be elsewhere).
+std::string boot_id() {
+  auto id = SysRoot().read_proc("sys/kernel/random/boot_id");
+  if (!id) return "";
+  std::string s = *id;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
 
 // Drops the holders that are dead (or are this process); true when one is left.
 bool keep_live_holders(Journal& j, const Owner& self) {
@@ -340,8 +354,8 @@ JournalOutcome restore_journal(const SysRoot& root, const std::string& path) {
   Journal rest = *j;
   if (keep_live_holders(rest, this_process())) {
     out.live = true;
-    out.error = "the diskprobe run that wrote " + path + " (" + owner_text(rest.holders.front()) +
-                ") is still running: it restores its settings itself when it ends";
+    out.error = "run pid " + std::to_string(rest.holders.front().pid) + " is alive: left alone (" + path +
+                ", " + owner_text(rest.holders.front()) + "; it restores its settings itself when it ends)";
     return out;
   }
   out.undone = undo(root, *j, j->settings);
@@ -379,6 +393,7 @@ Owner this_process() {
     o.pid = static_cast<int>(::getpid());
     o.start_time = start_time_of(o.pid).value_or(0);
     o.started = now_utc();
+    o.boot_id = boot_id();
     return o;
   }();
   Owner o = self;
@@ -392,6 +407,7 @@ Owner this_process() {
 // start time is given the benefit of the doubt while its pid exists.
 bool alive(const Owner& o) {
   if (o.pid <= 0) return false;
+  if (!o.boot_id.empty() && o.boot_id != boot_id()) return false;  // a run of an earlier boot
   if (::kill(o.pid, 0) != 0 && errno != EPERM) return false;
   if (o.start_time == 0) return true;
   auto now = start_time_of(o.pid);

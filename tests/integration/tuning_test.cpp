@@ -135,7 +135,7 @@ TEST_CASE("a SIGKILLed run leaves the journal; restore_from_journal undoes it", 
   // While the run lives, its journal is its own.
   auto early = restore_from_journal(root, j.of(loop));
   REQUIRE_FALSE(early.ok());
-  CHECK(early.error().find("is still running") != std::string::npos);
+  CHECK(early.error().find("is alive: left alone") != std::string::npos);
   {
     RestoreGuard second(root, j.path);
     auto st = second.apply(loop.name(), rq_plan(old));
@@ -735,7 +735,7 @@ TEST_CASE("CLI run from a copy of the binary under another name: tune --restore 
   auto r = cli.run({"tune", "--restore"});
   INFO("stderr: " << r.err);
   CHECK(r.exit_code == 0);  // nothing of a dead run is left changed
-  CHECK(r.err.find("is still running") != std::string::npos);
+  CHECK(r.err.find("is alive: left alone") != std::string::npos);
   CHECK(read_state(loop) == want);  // still the run's
   CHECK(fs::exists(cli.j.of(loop)));
   REQUIRE(::kill(pid, SIGINT) == 0);
@@ -842,5 +842,36 @@ TEST_CASE("CLI runs on two devices at once do not refuse each other", "[tuning][
   CHECK(same.exit_code != 0);
   REQUIRE(::kill(pid, SIGINT) == 0);
   CHECK(wait_exit(pid) == 1);
+  CHECK(cli.j.none());
+}
+
+// Issue 37: `tune --restore` while a run is alive must leave that run's journal byte for byte,
+// whichever path to the binary it is started through (the launcher, the real binary, a copy
+// under another name); after the run is SIGKILLed, a second restore puts everything back.
+TEST_CASE("tune --restore during a live run leaves its journal, then restores it after SIGKILL",
+          "[tuning][cli]") {
+  AppliedRun run;
+  Cli& cli = run.cli;
+  const std::string journal = cli.j.of(run.loop);
+  const std::string recorded = slurp(journal);
+  fs::path copy = cli.j.dir / "renamed-probe";
+  fs::copy_file(DISKPROBE_REAL_BIN, copy, fs::copy_options::overwrite_existing);
+  const std::vector<std::string> binaries{DISKPROBE_BIN, DISKPROBE_REAL_BIN, copy.string()};
+  for (const auto& bin : binaries) {
+    auto r = testing::run({"env", "DISKPROBE_JOURNAL=" + cli.j.path, bin, "tune", "--restore"});
+    INFO(bin << " stderr: " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("run pid " + std::to_string(run.pid) + " is alive: left alone") != std::string::npos);
+    CHECK(fs::exists(journal));
+    CHECK(slurp(journal) == recorded);
+    CHECK(read_state(run.loop) == run.want);
+  }
+  REQUIRE(::kill(run.pid, SIGKILL) == 0);
+  CHECK(wait_exit(run.pid) == 128 + SIGKILL);
+  CHECK(read_state(run.loop) == run.want);
+  auto r = testing::run({"env", "DISKPROBE_JOURNAL=" + cli.j.path, copy.string(), "tune", "--restore"});
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(read_state(run.loop) == run.before);
   CHECK(cli.j.none());
 }

@@ -126,7 +126,7 @@ TEST_CASE("a live run under another name keeps its journal: liveness is pid and 
   REQUIRE(a.started());
   auto early = restore_from_journal(root, device_journal(h.dir, "vdx"));
   REQUIRE_FALSE(early.ok());
-  CHECK(early.error().find("is still running") != std::string::npos);
+  CHECK(early.error().find("is alive: left alone") != std::string::npos);
   auto all = restore_all(root, h.dir);
   CHECK(all.restored.empty());
   CHECK(all.failed.empty());

@@ -31,11 +31,14 @@ std::string device_journal(const std::string& dir, const std::string& disk);
 std::string host_journal(const std::string& dir);
 
 // A run, as a journal names it: a pid is reused after a kill, its start time (clock ticks
-// after boot, field 22 of /proc/PID/stat) with it is not.
+// after boot, field 22 of /proc/PID/stat) with it is not, and the boot id says which boot the
+// two belong to. Neither depends on the command's name or path: launcher, real binary and a
+// renamed copy are judged alike.
 struct Owner {
   int pid = 0;
   unsigned long long start_time = 0;  // 0: not recorded (an older journal)
   std::string started;                // ISO 8601 UTC, for people
+  std::string boot_id;                // /proc/sys/kernel/random/boot_id; "" in an older journal
 };
 Owner this_process();
 bool alive(const Owner& o);
