@@ -179,13 +179,14 @@ bool same(const Owner& a, const Owner& b) {
 }
 
 // The kernel's id for this boot: a journal of an earlier boot names a pid and start time that
-// may belong to anything now (/run is tmpfs, but a journal directory may be elsewhere).
-std::string boot_id() {
-  auto id = SysRoot().read_proc("sys/kernel/random/boot_id");
-  if (!id) return "";
-  std::string s = *id;
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
+// may belong to anything now (/run is tmpfs, but a journal directory may be elsewhere). It
+// cannot change while this process lives: read once.
+const std::string& boot_id() {
+  static const std::string id = [] {
+    auto r = SysRoot().read_proc("sys/kernel/random/boot_id");
+    return r ? *r : std::string();
+  }();
+  return id;
 }
 
 // Drops the holders that are dead (or are this process); true when one is left.
@@ -354,8 +355,10 @@ JournalOutcome restore_journal(const SysRoot& root, const std::string& path) {
   Journal rest = *j;
   if (keep_live_holders(rest, this_process())) {
     out.live = true;
-    out.error = "run pid " + std::to_string(rest.holders.front().pid) + " is alive: left alone (" + path +
-                ", " + owner_text(rest.holders.front()) + "; it restores its settings itself when it ends)";
+    const Owner& run = rest.holders.front();
+    out.error = "run pid " + std::to_string(run.pid) + " is alive: left alone (" + path +
+                (run.started.empty() ? "" : ", started " + run.started) +
+                "; it restores its settings itself when it ends)";
     return out;
   }
   out.undone = undo(root, *j, j->settings);
