@@ -307,3 +307,26 @@ TEST_CASE("tune --restore under another diskseq: a value someone else set since 
   // Not kept: a journal nothing can settle would refuse every later run on the device.
   CHECK_FALSE(fs::exists(device_journal(d.h.dir, "vdx")));
 }
+
+// Issue 37: a pid and start time that match a live process but were written under another
+// boot id are an earlier boot's run; the process now holding that pid is not its owner.
+TEST_CASE("a journal written under another boot id is a dead run's, even when its pid and start time match",
+          "[tuning][journal]") {
+  Host h;
+  SysRoot root = h.root();
+  OtherRun a(root, h.dir, "vdx", rq("2"), "earlier-boot");
+  REQUIRE(a.started());
+  const std::string path = device_journal(h.dir, "vdx");
+  auto doc = nlohmann::json::parse(slurp(path));
+  REQUIRE(doc.at("holders").size() == 1);
+  CHECK_FALSE(doc["holders"][0].value("boot_id", "").empty());  // every new journal records it
+  doc["holders"][0]["boot_id"] = "00000000-0000-0000-0000-000000000000";
+  put(path, doc.dump());
+  auto all = restore_all(root, h.dir);
+  CHECK(all.left.empty());
+  CHECK(all.failed.empty());
+  CHECK(all.restored.size() == 1);
+  CHECK(h.value("block/vdx/queue/rq_affinity") == "1");
+  CHECK_FALSE(fs::exists(path));
+  CHECK(a.go() == 0);  // its own restore finds its settings back and no journal left
+}
