@@ -170,8 +170,45 @@ std::optional<std::string> not_for_command(const Args& a, const std::vector<std:
 
 }  // namespace
 
+namespace {
+
+// fio takes the last of a repeated option and starts a new job at each --name; one run of
+// diskprobe is one job, so either would run something other than what was written (two jobs
+// merged into the last one's shape). --expect is the one option that adds up.
+std::optional<std::string> repeated(const std::string& w, const std::string& typed, const std::optional<std::string>& inline_value,
+                                    const std::string* next, std::map<std::string, std::string>& first_values) {
+  if (w == "--expect") return std::nullopt;
+  // Two names of one setting are one option given twice.
+  static const std::map<std::string, std::string> kSame = {
+      {"-h", "--help"}, {"-v", "--verbose"}, {"--percentile_list", "--percentiles"}, {"--steadystate", "--ss"},
+      {"--steadystate_duration", "--ss_dur"}, {"--steadystate_ramp_time", "--ss_ramp"}};
+  auto same = kSame.find(w);
+  const std::string& key = same == kSame.end() ? w : same->second;
+  static const std::set<std::string> kFlags = {"--help",    "--version",     "--verbose", "--strict",
+                                               "--json",    "--no-tune",     "--apply",   "--restore",
+                                               "--paranoid", "--no-paranoid", "--allow-nonzero", "--keep-files"};
+  bool takes_value = !kFlags.count(key) && !(key.rfind("--", 0) == 0 && is_switch(key.substr(2)));
+  std::string value = inline_value ? *inline_value : takes_value && next && next->rfind("-", 0) != 0 ? *next : "";
+  auto [it, first] = first_values.emplace(key, value);
+  if (first) return std::nullopt;
+  if (w == "--name") {
+    return "a second --name (" + excerpt(value) + " after " + excerpt(it->second) +
+           ") starts a second job, and one run is one job: for several jobs, put the line after "
+           "`diskprobe fio` (diskprobe fio --name=A ... --name=B ...)";
+  }
+  std::string shown = typed.substr(0, typed.find('='));
+  if (key != w) shown = key + " (also as " + shown + ")";
+  return shown + " is given twice" +
+         (value.empty() && it->second.empty() ? std::string()
+                                               : " (" + excerpt(it->second) + ", then " + excerpt(value) + ")") +
+         ": give it once (fio would take the last one without a word; several jobs are `diskprobe fio`'s)";
+}
+
+}  // namespace
+
 std::optional<Args> parse(int argc, char** argv, std::string& error) {
   Args a;
+  std::map<std::string, std::string> first_values;  // option -> its first value, for repeated()
   std::vector<std::pair<std::string, std::string>> typed;
   std::vector<std::string> words(argv + 1, argv + argc);
   for (size_t i = 0; i < words.size(); ++i) {
@@ -213,6 +250,10 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
     };
     // What was given, for not_for_command(): the word as typed, and its row in the table.
     if (w.size() > 1 && w[0] == '-') {
+      if (auto why = repeated(w, words[i], inline_value, i + 1 < words.size() ? &words[i + 1] : nullptr, first_values)) {
+        error = *why;
+        return std::nullopt;
+      }
       std::string kind = w;
       if (w == "--ioengine" || (w.rfind("--", 0) == 0 && is_override(w.substr(2)))) kind = "OVERRIDES";
       else if (w.rfind("--", 0) == 0 && fio_always_done(w.substr(2))) kind = "fio-note";

@@ -49,6 +49,29 @@ contains err "'accept' takes no --keep-files" "accept --keep-files"
 run 2 "run --gtod_reduce with accept" accept nosuchdev --volume essd-pl1:100GiB --gtod_reduce
 contains err "'accept' takes no --gtod_reduce" "accept --gtod_reduce"
 
+# fio merged silently: two --name jobs ran as one job of the last one's shape, and the last of a
+# repeated option won (issue 32). Both are refused, naming what was given, before anything.
+run 2 "run with two --name jobs" run --profile essd-plx-latency --scratch 64M --name=writer --rw=write --bs=128k \
+  --name=reader --rw=randread --bs=4k
+contains err "a second --name (reader after writer) starts a second job" "two --name"
+contains err "diskprobe fio --name=A ... --name=B" "two --name"
+one_line "two --name"
+run 2 "run with --bs twice, fio's and diskprobe's spellings" run --profile essd-plx-latency --scratch 64M -bs=4k --bs 8k
+contains err "--bs is given twice (4k, then 8k)" "--bs twice"
+run 2 "run with --rw twice, = and space forms" run --profile essd-plx-latency --scratch 64M --rw=read --rw write
+contains err "--rw is given twice (read, then write)" "--rw twice"
+run 2 "run with a switch twice" run --profile essd-plx-latency --scratch 64M --norandommap --norandommap
+contains err "--norandommap is given twice: give it once" "switch twice"
+run 2 "run with one setting under two names" run --profile essd-plx-latency --scratch 64M --percentiles 50 \
+  --percentile_list=99
+contains err "--percentiles (also as --percentile_list) is given twice (50, then 99)" "alias twice"
+run 2 "tune with --iodepth twice" tune nosuchdev --profile essd-plx-latency --iodepth 1 --iodepth 2
+contains err "--iodepth is given twice (1, then 2)" "tune --iodepth twice"
+run 2 "a diskprobe flag twice" devices --json --json
+contains err "--json is given twice" "--json twice"
+# --expect adds up: two of them pass the parser (and the run stops at the missing device).
+run 3 "run with --expect twice" run --profile essd-plx-latency nosuchdev --expect 'iops>=1' --expect 'lat.p99<=10ms'
+
 # What the commands do take still works (fixture trees: nothing real is read or changed).
 sys=$fixtures/core/sys
 run 0 "devices --json --paranoid --allow-nonzero" --sysfs "$sys" devices --json --paranoid --allow-nonzero
