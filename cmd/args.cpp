@@ -28,22 +28,6 @@ bool is_switch(const std::string& key) {
   return kSwitches.count(key) > 0;
 }
 
-// fio options that ask for what diskprobe always does: taken and ignored with a note, so a
-// pasted fio line (the vendors' say gtod_reduce=1) runs. The iodepth_batch_complete ones take a
-// value. (iodepth_batch_submit, and fio's alias iodepth_batch, is a workload option.)
-const char* fio_always_done(const std::string& key) {
-  static const std::map<std::string, const char*> kReasons = {
-      {"gtod_reduce", "diskprobe always measures every I/O's latency and reads the clock once per batch"},
-      {"iodepth_batch_complete_min", "diskprobe reaps every completion there is in one batch"},
-      {"iodepth_batch_complete_max", "diskprobe reaps every completion there is in one batch"},
-      {"iodepth_batch_complete", "diskprobe reaps every completion there is in one batch"},
-      {"fixedbufs", "diskprobe always registers its buffers"},
-      {"registerfiles", "diskprobe always registers its file"},
-  };
-  auto it = kReasons.find(key);
-  return it == kReasons.end() ? nullptr : it->second;
-}
-
 // fio's spellings of an option word: "-direct=1" (one dash) is "--direct=1", and dashes in a
 // fio option's name are underscores ("--time-based" is "--time_based"). diskprobe's own
 // options ("--no-tune") are left alone.
@@ -59,7 +43,7 @@ std::string fio_spelling(const std::string& w) {
   std::replace(key.begin(), key.end(), '-', '_');
   if (key == "iodepth_batch") key = "iodepth_batch_submit";  // fio's alias
   static const std::set<std::string> kFioOnly = {"name", "filename", "ioengine", "directory"};
-  if (is_override(key) || kFioOnly.count(key) || fio_always_done(key)) return "--" + key + rest;
+  if (is_override(key) || kFioOnly.count(key) || profiles::fio_always_done(key)) return "--" + key + rest;
   return w;
 }
 
@@ -256,7 +240,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
       }
       std::string kind = w;
       if (w == "--ioengine" || (w.rfind("--", 0) == 0 && is_override(w.substr(2)))) kind = "OVERRIDES";
-      else if (w.rfind("--", 0) == 0 && fio_always_done(w.substr(2))) kind = "fio-note";
+      else if (w.rfind("--", 0) == 0 && profiles::fio_always_done(w.substr(2))) kind = "fio-note";
       typed.emplace_back(words[i].substr(0, words[i].find('=')), kind);
     }
     bool ok = true;
@@ -307,7 +291,7 @@ std::optional<Args> parse(int argc, char** argv, std::string& error) {
         return std::nullopt;
       }
       if (ok) a.overrides["engine"] = *engine;
-    } else if (const char* why = w.rfind("--", 0) == 0 ? fio_always_done(w.substr(2)) : nullptr) {
+    } else if (const char* why = w.rfind("--", 0) == 0 ? profiles::fio_always_done(w.substr(2)) : nullptr) {
       std::string key = w.substr(2), v;
       if (key.rfind("iodepth_batch", 0) == 0) {
         ok = value(v);

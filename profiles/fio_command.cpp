@@ -1,6 +1,7 @@
 // The fio command line equivalent to a profile, so a result can be checked against fio.
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "diskprobe/profiles/profiles.h"
 
@@ -30,6 +31,23 @@ std::string fio_seconds(double s) {
 }
 
 }  // namespace
+
+// Taken and ignored with a note, so a pasted fio line (the vendors' say gtod_reduce=1) runs. The
+// iodepth_batch_complete ones take a value. (iodepth_batch_submit, and fio's alias
+// iodepth_batch, is a workload option.)
+const char* fio_always_done(const std::string& key) {
+  static const std::map<std::string, const char*> kReasons = {
+      {"gtod_reduce", "diskprobe always measures every I/O's latency and reads the clock once per batch"},
+      {"iodepth_batch_complete_min", "diskprobe reaps every completion there is in one batch"},
+      {"iodepth_batch_complete_max", "diskprobe reaps every completion there is in one batch"},
+      {"iodepth_batch_complete", "diskprobe reaps every completion there is in one batch"},
+      {"fixedbufs", "diskprobe always registers its buffers"},
+      {"registerfiles", "diskprobe always registers its file"},
+      {"thread", "diskprobe always runs its jobs as threads of one process"},
+  };
+  auto it = kReasons.find(key);
+  return it == kReasons.end() ? nullptr : it->second;
+}
 
 std::string fio_command_line(const JobSpec& s, const std::string& target) {
   std::string c = "fio --name=" + s.name;

@@ -575,17 +575,24 @@ Result<JobSpec> load(std::string_view name_or_path, const std::vector<std::strin
   return load_at(name_or_path, dirs, 0);
 }
 
+Status set_field(JobSpec& spec, const std::string& key, const std::string& text) {
+  const Field* f = find_field(workload_fields(), key);
+  if (!f) f = find_field(host_fields(), key);
+  if (!f) return make_error("unknown option");
+  if (!f->set(spec, json(text))) return make_error(std::string("use ") + f->allowed);
+  return Ok{};
+}
+
 Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& overrides) {
   Problems problems;
   for (const auto& [key, text] : overrides) {
-    const Field* f = find_field(workload_fields(), key);
-    if (!f) f = find_field(host_fields(), key);
-    if (!f) {
+    auto st = set_field(spec, key, text);
+    if (st) continue;
+    if (st.error() == "unknown option") {
       problems.push_back("--" + excerpt(key) + ": unknown option");
-      continue;
+    } else {
+      problems.push_back("--" + key + " " + excerpt(text) + ": " + st.error());
     }
-    if (!f->set(spec, json(text)))
-      problems.push_back("--" + key + " " + excerpt(text) + ": use " + f->allowed);
   }
   return problems_status(problems);
 }

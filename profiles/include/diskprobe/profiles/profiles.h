@@ -35,6 +35,12 @@ Result<JobSpec> parse(const std::string& json_text, const std::string& origin,
 // io_uring engine, psync for sync; pinning as cpus_allowed placeholders).
 std::string fio_command_line(const JobSpec& spec, const std::string& target = "/dev/DEVICE");
 
+// One workload or host field by its key, from text as fio writes it: the error is "unknown
+// option" or "use <what the field allows>".
+Status set_field(JobSpec& spec, const std::string& key, const std::string& text);
+// fio options that ask for what diskprobe always does (gtod_reduce, fixedbufs, ...): why they
+// change nothing, or nullptr for any other option. Taken with a note by `run` and `fio` alike.
+const char* fio_always_done(const std::string& key);
 // Command-line overrides ("runtime" -> "10"); every bad one reported together.
 Status apply_overrides(JobSpec& spec, const std::map<std::string, std::string>& overrides);
 // The override keys `run` and `tune` accept.

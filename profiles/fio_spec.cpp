@@ -1,0 +1,254 @@
+// fio's options onto JobSpecs (fio_spec.h). One table: each fio name or alias, what it sets.
+#include "diskprobe/profiles/fio_spec.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/base/units.h"
+#include "diskprobe/profiles/profiles.h"
+
+namespace diskprobe::profiles::fio {
+
+namespace {
+
+// What applying one option did: "" fine; otherwise an error (a bad value) or unsupported (a
+// value diskprobe does not implement, with why).
+struct Applied {
+  std::string error, unsupported;
+};
+
+struct State {
+  FioJob& job;
+  std::vector<std::string>& notes;
+};
+
+using Setter = std::function<Applied(State&, const std::string& value, bool bare)>;
+
+Applied from_status(const Status& st) { return st ? Applied{} : Applied{st.error(), ""}; }
+
+// An option that is one of diskprobe's fields under the same or another name.
+Setter field(const char* key) {
+  return [key](State& s, const std::string& v, bool bare) {
+    return from_status(set_field(s.job.spec, key, bare ? "1" : v));
+  };
+}
+
+bool truthy(const std::string& v, bool bare) { return bare || (v != "0" && v != "false" && v != "no" && v != "off"); }
+
+Applied set_rw(State& s, const std::string& value, bool) {
+  std::string v = value;
+  if (auto colon = v.find(':'); colon != std::string::npos) {
+    return {"", "rw=<op>:<n> (an offset jump every n I/Os) is not implemented"};
+  }
+  if (v == "rw") v = "readwrite";
+  if (v == "trim" || v == "randtrim" || v == "trimwrite" || v == "randtrimwrite") {
+    return {"", "trim workloads (discard) are not implemented"};
+  }
+  return from_status(set_field(s.job.spec, "rw", v));
+}
+
+Applied set_ioengine(State& s, const std::string& v, bool) {
+  if (v == "libaio" || v == "io_uring") {
+    if (v == "libaio") {
+      s.notes.push_back("job '" + s.job.name + "': ioengine=libaio ran on diskprobe's io_uring engine (the same "
+                        "asynchronous I/O; libaio itself is not used)");
+    }
+    return from_status(set_field(s.job.spec, "engine", "io_uring"));
+  }
+  if (v == "psync" || v == "sync" || v == "pvsync") return from_status(set_field(s.job.spec, "engine", "sync"));
+  return {"", "ioengine=" + v + " is not an engine diskprobe has (io_uring, libaio, psync, sync, pvsync)"};
+}
+
+// fio's sync: 0/none, 1/sync (O_SYNC), dsync (O_DSYNC).
+Applied set_sync(State& s, const std::string& v, bool bare) {
+  if (bare || v == "1" || v == "sync") return from_status(set_field(s.job.spec, "sync", "1"));
+  if (v == "0" || v == "none") return from_status(set_field(s.job.spec, "sync", "0"));
+  if (v == "dsync") return {"", "sync=dsync (O_DSYNC) is not implemented; sync=1 is O_SYNC"};
+  return {"use 0, 1, none, sync or dsync", ""};
+}
+
+Applied set_rwmixwrite(State& s, const std::string& v, bool) {
+  auto n = parse_decimal(v);
+  if (!n || *n > 100 || *n != static_cast<double>(static_cast<unsigned>(*n))) return {"use a percentage from 0 to 100", ""};
+  return from_status(set_field(s.job.spec, "rwmixread", std::to_string(100 - static_cast<unsigned>(*n))));
+}
+
+Applied set_buffered(State& s, const std::string& v, bool bare) {
+  return from_status(set_field(s.job.spec, "direct", truthy(v, bare) ? "0" : "1"));
+}
+
+Applied set_filename(State& s, const std::string& v, bool) {
+  s.job.filenames.clear();
+  // fio splits on ':' (a '\:' is a colon inside a name).
+  std::string cur;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':') {
+      cur += ':';
+      ++i;
+    } else if (v[i] == ':') {
+      s.job.filenames.push_back(cur);
+      cur.clear();
+    } else {
+      cur += v[i];
+    }
+  }
+  s.job.filenames.push_back(cur);
+  std::erase_if(s.job.filenames, [](const std::string& f) { return f.empty(); });
+  if (s.job.filenames.empty()) return {"give a file or device name", ""};
+  return {};
+}
+
+Applied set_description(State& s, const std::string& v, bool) {
+  s.job.spec.description = v;
+  return {};
+}
+
+Applied set_stonewall(State& s, const std::string& v, bool bare) {
+  s.job.stonewall = truthy(v, bare);
+  return {};
+}
+
+Applied set_new_group(State& s, const std::string& v, bool bare) {
+  s.job.new_group = truthy(v, bare);
+  return {};
+}
+
+Applied set_time_based(State& s, const std::string& v, bool bare) {
+  return from_status(set_field(s.job.spec, "time_based", truthy(v, bare) ? "1" : "0"));
+}
+
+// Options whose only value here is fio's default are taken: they ask for what diskprobe does.
+Setter only(const std::string& fio_default, const std::string& why) {
+  return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
+    if (!bare && v == fio_default) return {};
+    return {"", why};
+  };
+}
+
+const std::map<std::string, Setter>& table() {
+  static const std::map<std::string, Setter> t = {
+      {"rw", set_rw},
+      {"readwrite", set_rw},
+      {"bs", field("bs")},
+      {"blocksize", field("bs")},
+      {"iodepth", field("iodepth")},
+      {"numjobs", field("numjobs")},
+      {"runtime", field("runtime")},
+      {"timeout", field("runtime")},
+      {"time_based", set_time_based},
+      {"ramp_time", field("ramp_time")},
+      {"size", field("size")},
+      {"offset", field("offset")},
+      {"io_size", field("io_size")},
+      {"io_limit", field("io_size")},
+      {"norandommap", field("norandommap")},
+      {"randrepeat", field("randrepeat")},
+      {"randseed", field("randseed")},
+      {"refill_buffers", field("refill_buffers")},
+      {"direct", field("direct")},
+      {"buffered", set_buffered},
+      {"sync", set_sync},
+      {"rwmixread", field("rwmixread")},
+      {"rwmixwrite", set_rwmixwrite},
+      {"ioengine", set_ioengine},
+      {"iodepth_batch", field("iodepth_batch_submit")},
+      {"iodepth_batch_submit", field("iodepth_batch_submit")},
+      {"cpus_allowed", field("cpus_allowed")},
+      {"cpus_allowed_policy", field("cpus_allowed_policy")},
+      {"hipri", field("hipri")},
+      {"sqthread_poll", field("sqpoll")},
+      {"force_async", field("force_async")},
+      {"continue_on_error", field("continue_on_error")},
+      {"verify", field("verify")},
+      {"do_verify", field("do_verify")},
+      {"group_reporting", field("group_reporting")},
+      {"percentile_list", field("percentiles")},
+      {"rate", field("rate")},
+      {"rate_iops", field("rate_iops")},
+      {"ss", field("ss")},
+      {"steadystate", field("ss")},
+      {"ss_dur", field("ss_dur")},
+      {"steadystate_duration", field("ss_dur")},
+      {"ss_ramp", field("ss_ramp")},
+      {"steadystate_ramp_time", field("ss_ramp")},
+      {"directory", field("directory")},
+      {"filename", set_filename},
+      {"description", set_description},
+      {"stonewall", set_stonewall},
+      {"wait_for_previous", set_stonewall},
+      {"new_group", set_new_group},
+      {"kb_base", only("1024", "kb_base=1000 (decimal units) is not implemented")},
+      {"startdelay", only("0", "startdelay is not implemented")},
+      {"loops", only("1", "loops is not implemented")},
+      {"unit_base", only("0", "unit_base is not implemented")},
+  };
+  return t;
+}
+
+Unsupported unsupported(const FioJob& j, const Option& o, std::string why) {
+  return {j.name, o.where, o.key + (o.value ? "=" + *o.value : ""), std::move(why)};
+}
+
+// fio 3.33's defaults, where diskprobe's own differ: a job that names only rw and a file does
+// what fio does with it.
+JobSpec fio_defaults(const std::string& name) {
+  JobSpec s;
+  s.name = name;
+  s.rw = RwMode::Read;
+  s.bs = 4096;
+  s.iodepth = 1;
+  s.numjobs = 1;
+  s.runtime_s = 0;
+  s.time_based = false;
+  s.direct = false;
+  s.engine = EngineKind::Sync;
+  s.group_reporting = false;
+  return s;
+}
+
+}  // namespace
+
+Jobs to_jobs(const Input& in) {
+  Jobs out;
+  int groupid = 0;
+  for (const auto& j : in.jobs) {
+    FioJob job;
+    job.name = j.name;
+    job.where = j.where;
+    job.spec = fio_defaults(j.name);
+    job.stonewall = j.file_stonewall;
+    State st{job, out.notes};
+    for (const auto& o : j.options) {
+      if (const char* why = fio_always_done(o.key)) {
+        out.notes.push_back("job '" + j.name + "': " + o.key + (o.value ? "=" + *o.value : "") + " ignored: " + why);
+        continue;
+      }
+      auto it = table().find(o.key);
+      if (it == table().end()) {
+        out.unsupported.push_back(unsupported(job, o, ""));
+        continue;
+      }
+      Applied a = it->second(st, o.value.value_or(""), !o.value.has_value());
+      if (!a.unsupported.empty()) out.unsupported.push_back(unsupported(job, o, a.unsupported));
+      if (!a.error.empty()) {
+        out.errors.push_back(o.where + ": job '" + j.name + "': " + o.key + "=" + excerpt(o.value.value_or("")) + ": " +
+                             a.error);
+      }
+    }
+    // fio: a stonewall starts a new group too; the first job is group 0.
+    if (!out.jobs.empty() && (job.stonewall || job.new_group)) ++groupid;
+    job.groupid = groupid;
+    out.jobs.push_back(std::move(job));
+  }
+  return out;
+}
+
+std::vector<std::string> supported_options() {
+  std::vector<std::string> names;
+  for (const auto& [name, setter] : table()) names.push_back(name);
+  return names;
+}
+
+}  // namespace diskprobe::profiles::fio

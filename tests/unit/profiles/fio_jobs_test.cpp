@@ -1,0 +1,263 @@
+// fio's command line and job files read as fio 3.33 reads them, and their options as JobSpecs.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "diskprobe/profiles/fio_jobs.h"
+#include "diskprobe/profiles/fio_spec.h"
+
+namespace fs = std::filesystem;
+using namespace diskprobe;
+using namespace diskprobe::profiles::fio;
+
+namespace {
+
+Environment test_env(std::map<std::string, std::string> vars = {}) {
+  Environment e;
+  e.getenv = [vars](const std::string& n) -> std::optional<std::string> {
+    auto it = vars.find(n);
+    return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  e.ncpus = 6;
+  e.mb_memory = 2048;
+  e.pagesize = 4096;
+  return e;
+}
+
+std::map<std::string, std::string> options_of(const Job& j) {
+  std::map<std::string, std::string> m;  // the last value wins, as fio applies them in order
+  for (const auto& o : j.options) m[o.key] = o.value.value_or("<bare>");
+  return m;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("fio-jobs-test-" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+// fio's examples/, unchanged, beside the project (../shared/fio-examples); $DISKPROBE_FIO_EXAMPLES
+// names another copy.
+fs::path examples_dir() {
+  const char* env = std::getenv("DISKPROBE_FIO_EXAMPLES");
+  fs::path p = env ? fs::path(env) : fs::path(DISKPROBE_FIO_EXAMPLES);
+  return fs::is_directory(p) ? fs::canonical(p) : fs::path();
+}
+
+}  // namespace
+
+TEST_CASE("fio command line: globals before the first --name, each --name a job, both value forms", "[fio]") {
+  auto in = read_command_line({"--direct=1", "-ioengine=libaio", "--name=writer", "--rw=write", "--bs", "128k",
+                               "--name", "reader", "--rw=randread", "--bs=4k", "--norandommap", "--time-based"},
+                              test_env());
+  REQUIRE(in);
+  REQUIRE(in->jobs.size() == 2);
+  CHECK(in->jobs[0].name == "writer");
+  CHECK(in->jobs[1].name == "reader");
+  auto w = options_of(in->jobs[0]), r = options_of(in->jobs[1]);
+  CHECK(w["direct"] == "1");
+  CHECK(w["ioengine"] == "libaio");
+  CHECK(w["rw"] == "write");
+  CHECK(w["bs"] == "128k");
+  CHECK(r["direct"] == "1");
+  CHECK(r["rw"] == "randread");
+  CHECK(r["norandommap"] == "<bare>");
+  CHECK(r["time_based"] == "<bare>");  // dashes are underscores
+  CHECK(w.count("norandommap") == 0);  // a job's options are its own
+}
+
+TEST_CASE("fio command line: fio's flags are not job options; words are job files", "[fio]") {
+  TempDir d;
+  std::string f = d.write("a.fio", "[a]\nrw=read\n");
+  auto in = read_command_line({"--output-format=json", "--output", "out.json", "--parse-only", f}, test_env());
+  REQUIRE(in);
+  REQUIRE(in->flags.size() == 3);
+  CHECK(in->flags[0].name == "output_format");
+  CHECK(in->flags[0].value == "json");
+  CHECK(in->flags[1].value == "out.json");
+  CHECK(in->flags[2].name == "parse_only");
+  REQUIRE(in->jobs.size() == 1);
+  CHECK(in->jobs[0].name == "a");
+  CHECK(!read_command_line({"--output-format"}, test_env()));
+  CHECK(!read_command_line({"--parse-only=1"}, test_env()));
+  CHECK(!read_command_line({"--name=x", "--bs"}, test_env()));  // fio's required argument
+}
+
+TEST_CASE("fio job files: [global] applies forward, comments, include, section errors", "[fio]") {
+  TempDir d;
+  d.write("inc.fio", "iodepth=8 ; from the include\n# nothing\n");
+  std::string f = d.write("jobs.fio",
+                          "; a comment\n"
+                          "[global]\n"
+                          "  bs = 8k   # trailing comment\n"
+                          "direct=1\n"
+                          "[first]\n"
+                          "rw=randread\n"
+                          "include inc.fio\n"
+                          "[global]\n"
+                          "bs=64k\n"
+                          "[second]\n"
+                          "rw=write\n");
+  auto in = read_command_line({"--runtime=5", f}, test_env());
+  REQUIRE(in);
+  REQUIRE(in->jobs.size() == 2);
+  auto a = options_of(in->jobs[0]), b = options_of(in->jobs[1]);
+  CHECK(a["runtime"] == "5");  // the command line's globals apply to a file's jobs
+  CHECK(a["bs"] == "8k");
+  CHECK(a["iodepth"] == "8");
+  CHECK(a["rw"] == "randread");
+  CHECK(b["bs"] == "64k");      // the second [global] applies to what follows it only
+  CHECK(b.count("iodepth") == 0);
+  CHECK(b["direct"] == "1");
+  CHECK(in->jobs[1].options.back().where == f + ":11");
+
+  CHECK(!read_command_line({d.write("outside.fio", "rw=read\n[a]\n")}, test_env()));
+  CHECK(!read_command_line({d.write("incsec.fio", "[a]\ninclude sec.fio\n")}, test_env()));  // missing file
+  d.write("sec.fio", "[b]\n");
+  auto nested = read_command_line({(d.path / "incsec.fio").string()}, test_env());
+  REQUIRE(!nested);
+  CHECK(nested.error().find("no new sections in an included file") != std::string::npos);
+  d.write("self.fio", "include self.fio\n");
+  auto self = read_command_line({d.write("loop.fio", "[a]\ninclude self.fio\n")}, test_env());
+  REQUIRE(!self);
+  CHECK(self.error().find("nested more than 16 deep") != std::string::npos);
+}
+
+TEST_CASE("fio job files: a second job file starts behind a stonewall; --section picks jobs", "[fio]") {
+  TempDir d;
+  std::string f1 = d.write("1.fio", "[a]\n[b]\n"), f2 = d.write("2.fio", "[c]\n[d]\n");
+  auto in = read_command_line({f1, f2}, test_env());
+  REQUIRE(in);
+  REQUIRE(in->jobs.size() == 4);
+  CHECK(!in->jobs[0].file_stonewall);
+  CHECK(!in->jobs[1].file_stonewall);
+  CHECK(in->jobs[2].file_stonewall);
+  CHECK(!in->jobs[3].file_stonewall);
+  auto only = read_command_line({"--section=b", "--section", "d", f1, f2}, test_env());
+  REQUIRE(only);
+  REQUIRE(only->jobs.size() == 2);
+  CHECK(only->jobs[0].name == "b");
+  CHECK(only->jobs[1].name == "d");
+}
+
+TEST_CASE("fio values: ${VAR}, $ncpus, $mb_memory, $pagesize and arithmetic", "[fio]") {
+  auto env = test_env({{"SIZE", "2g"}, {"DEV", "/dev/loop7"}});
+  CHECK(*expand("${SIZE}", env) == "2g");
+  CHECK(*expand("$ncpus", env) == "6");
+  CHECK(*expand("($ncpus*2)", env) == "12");
+  CHECK(*expand("($mb_memory/4)m", env) == "512m");
+  CHECK(*expand("($pagesize*2)", env) == "8192");
+  CHECK(*expand("(1+2*3)", env) == "7");
+  CHECK(*expand("((1+2)*3)", env) == "9");
+  CHECK(*expand("(2^10)", env) == "1024");
+  CHECK(*expand("(10%4)", env) == "2");
+  CHECK(*expand("(4k*2)", env) == "8192");
+  CHECK(*expand("(1/4)", env) == "0.250000");
+  CHECK(*expand("4k", env) == "4k");  // no parentheses: not arithmetic
+  CHECK(!expand("(1/0)", env));
+  CHECK(!expand("(1+)", env));
+  CHECK(!expand("(2*(3)", env));
+  CHECK(!expand("(1-5)", env));
+  std::vector<std::string> unset;
+  CHECK(*expand("a${NOPE}b", env, &unset) == "ab");  // fio: an unset variable is nothing
+  CHECK(unset == std::vector<std::string>{"NOPE"});
+  auto noted = read_command_line({"--name=x", "--size=${NOPE}1g"}, env);
+  REQUIRE(noted);
+  REQUIRE(noted->notes.size() == 1);
+  CHECK(noted->notes[0].find("${NOPE} is not set in the environment: it read as nothing") != std::string::npos);
+  auto in = read_command_line({"--name=x", "--filename=${DEV}", "--size=${SIZE}", "--iodepth=($ncpus*4)"}, env);
+  REQUIRE(in);
+  auto x = options_of(in->jobs[0]);
+  CHECK(x["filename"] == "/dev/loop7");
+  CHECK(x["size"] == "2g");
+  CHECK(x["iodepth"] == "24");
+}
+
+TEST_CASE("fio options as JobSpecs: fio's defaults, aliases, groups", "[fio]") {
+  auto in = read_command_line({"--filename=/dev/loop9", "--name=a", "--name=b", "--readwrite=randrw", "--rwmixwrite=30",
+                               "--blocksize=16k", "--timeout=10", "--buffered=0", "--ioengine=libaio",
+                               "--name=c", "--stonewall", "--rw=write", "--name=d", "--new_group", "--name=e"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  CHECK(jobs.errors.empty());
+  CHECK(jobs.unsupported.empty());
+  REQUIRE(jobs.jobs.size() == 5);
+  const JobSpec& a = jobs.jobs[0].spec;
+  CHECK(a.rw == RwMode::Read);  // fio's defaults, not a profile's
+  CHECK(a.bs == 4096);
+  CHECK(a.iodepth == 1);
+  CHECK(!a.direct);
+  CHECK(a.engine == EngineKind::Sync);
+  CHECK(a.runtime_s == 0);
+  CHECK(!a.time_based);
+  CHECK(!a.group_reporting);
+  CHECK(jobs.jobs[0].filenames == std::vector<std::string>{"/dev/loop9"});
+  const JobSpec& b = jobs.jobs[1].spec;
+  CHECK(b.rw == RwMode::RandRW);
+  CHECK(b.rwmixread == 70);
+  CHECK(b.bs == 16384);
+  CHECK(b.runtime_s == 10);
+  CHECK(b.direct);
+  CHECK(b.engine == EngineKind::IoUring);
+  CHECK(jobs.notes.size() == 1);  // libaio runs on io_uring, said once for the job
+  CHECK(jobs.jobs[0].groupid == 0);
+  CHECK(jobs.jobs[1].groupid == 0);
+  CHECK(jobs.jobs[2].groupid == 1);  // stonewall: a new group
+  CHECK(jobs.jobs[2].stonewall);
+  CHECK(jobs.jobs[3].groupid == 2);  // new_group without waiting
+  CHECK(!jobs.jobs[3].stonewall);
+  CHECK(jobs.jobs[4].groupid == 2);
+}
+
+TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
+  auto in = read_command_line({"--name=a", "--loops=2", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
+                               "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.unsupported.size() == 4);
+  CHECK(jobs.unsupported[0].option == "loops=2");
+  CHECK(jobs.unsupported[0].job == "a");
+  CHECK(jobs.unsupported[0].where == "argument 2");
+  CHECK(jobs.unsupported[1].why.find("rw=<op>:<n>") != std::string::npos);
+  CHECK(jobs.unsupported[2].why.find("ioengine=mmap") != std::string::npos);
+  CHECK(jobs.unsupported[3].option == "zonemode=zbd");
+  CHECK(jobs.unsupported[3].why.empty());
+  REQUIRE(jobs.errors.size() == 1);
+  CHECK(jobs.errors[0].find("bs=3: use") != std::string::npos);
+  REQUIRE(jobs.notes.size() == 1);
+  CHECK(jobs.notes[0].find("gtod_reduce=1 ignored") != std::string::npos);
+}
+
+// fio's own examples/ (read from ../shared, never copied): every file parses, and each job keeps
+// the sections fio sees. Which of them run is the integration test's business.
+// Its own ctest entry (unit.fio_examples), which skips with 77 where the copy is absent.
+TEST_CASE("fio's examples/ job files all parse", "[fio-examples]") {
+  fs::path dir = examples_dir();
+  if (dir.empty()) {
+    std::fprintf(stderr, "SKIP: fio's examples/ not found at %s (set DISKPROBE_FIO_EXAMPLES)\n", DISKPROBE_FIO_EXAMPLES);
+    std::exit(77);
+  }
+  size_t files = 0, jobs = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".fio") continue;
+    ++files;
+    auto in = read_command_line({e.path().string()}, test_env({{"FILENAME", "/dev/loop9"}}));
+    INFO(e.path().filename().string() << ": " << (in ? "" : in.error()));
+    REQUIRE(in);
+    jobs += in->jobs.size();
+  }
+  CHECK(files >= 100);
+  CHECK(jobs > files);
+}
