@@ -457,6 +457,10 @@ usage:
                                                    latency against load: queue depth 1, 2, 4 ...
                                                    (or rate caps), one step at a time, until
                                                    --past-knee steps past the knee
+  diskprobe fio [FIO FLAGS] [JOB OPTIONS] [JOBFILE...]
+                                                   a fio command line or job file as fio runs
+                                                   it, from fio's defaults, the target through
+                                                   the preflight first (diskprobe fio --help)
   diskprobe compare A.json B.json [--max-regression PERCENT] [--json]
                                                    two JSON reports side by side; exit 4 when B
                                                    is worse than A by more than PERCENT

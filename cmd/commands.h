@@ -25,6 +25,10 @@ int cmd_devices(const Args& a, const SysRoot& root);
 int cmd_check(const Args& a, const SysRoot& root);
 int cmd_tune(const Args& a, const SysRoot& root);
 int cmd_run(const Args& a, const SysRoot& root);
+// run.cpp: one job's spec, as resolved (a profile with overrides, or `fio`'s job), run on the
+// target a.positional, a.scratch or spec.directory names, reported as a.output_format asks.
+int run_spec(const Args& a, JobSpec spec, const SysRoot& root);
+int cmd_fio(const std::vector<std::string>& words, const SysRoot& root);  // fio.cpp
 int cmd_accept(const Args& a, const SysRoot& root);  // accept.cpp: the volume's suite
 int cmd_curve(const Args& a, const SysRoot& root);  // curve.cpp
 int cmd_compare(const Args& a);  // reads JSON run reports back: 0, 2, or 4 for a regression

@@ -15,7 +15,21 @@ using namespace diskprobe::cli;
 using diskprobe::kOk;
 using diskprobe::kUsage;
 
+void set_logger(bool verbose) {
+  auto logger = spdlog::stderr_color_st("diskprobe");
+  logger->set_pattern("diskprobe: %v");
+  logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+// `diskprobe fio ...` takes fio's syntax, not diskprobe's: its words go to it unparsed.
+bool is_fio(int argc, char** argv) { return argc > 1 && std::string(argv[1]) == "fio"; }
+
 int dispatch(int argc, char** argv) {
+  if (is_fio(argc, argv)) {
+    set_logger(false);
+    return cmd_fio(std::vector<std::string>(argv + 2, argv + argc), diskprobe::SysRoot());
+  }
   std::string error;
   auto args = parse(argc, argv, error);
   if (!args) return fail(kUsage, error);
@@ -26,10 +40,7 @@ int dispatch(int argc, char** argv) {
     return fail(kUsage, "no command given");
   }
 
-  auto logger = spdlog::stderr_color_st("diskprobe");
-  logger->set_pattern("diskprobe: %v");
-  logger->set_level(args->verbose ? spdlog::level::debug : spdlog::level::info);
-  spdlog::set_default_logger(logger);
+  set_logger(args->verbose);
 
   const diskprobe::SysRoot root(args->sysfs, args->procfs);
   const std::string& c = args->command;
@@ -49,6 +60,7 @@ int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   diskprobe::guard_std_fds();
+  if (is_fio(argc, argv)) return diskprobe::cli::finish(dispatch(argc, argv));  // fio's output formats are its own
   diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
   auto file = diskprobe::cli::json_file(argc, argv);
   diskprobe::cli::set_json_file(std::move(file.path), std::move(file.others));

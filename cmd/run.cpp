@@ -50,8 +50,7 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!a.scratch.empty() && !a.positional.empty()) {
     return fail(kUsage, "give either a DEVICE or --scratch SIZE, not both");
   }
-  auto format = parse_output_format(a.output_format);
-  if (!format) {
+  if (!parse_output_format(a.output_format)) {
     return fail(kUsage, "--output-format " + a.output_format +
                             ": use text, json, junit, fio-json, fio-json+ or openmetrics");
   }
@@ -61,6 +60,13 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!a.directory.empty()) spec->directory = a.directory;  // the command line wins
   // A profile's directory applies only where no DEVICE or --scratch names another target.
   if (a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) spec->directory.clear();
+  return run_spec(a, std::move(*spec), root);
+}
+
+int run_spec(const cli::Args& a, JobSpec spec_in, const SysRoot& root) {
+  auto format = parse_output_format(a.output_format);
+  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": not a report format");
+  std::optional<JobSpec> spec = std::move(spec_in);
   auto expectations = cli::gather_expectations(a, *spec);
   if (!expectations) return fail(kUsage, expectations.error());
   // Everything that can be checked without the target, before the preflight or any change.

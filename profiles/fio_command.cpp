@@ -44,6 +44,7 @@ const char* fio_always_done(const std::string& key) {
       {"fixedbufs", "diskprobe always registers its buffers"},
       {"registerfiles", "diskprobe always registers its file"},
       {"thread", "diskprobe always runs its jobs as threads of one process"},
+      {"threads", "diskprobe always runs its jobs as threads of one process"},
   };
   auto it = kReasons.find(key);
   return it == kReasons.end() ? nullptr : it->second;

@@ -379,7 +379,7 @@ Result<Input> read_command_line(const std::vector<std::string>& args, const Envi
         continue;
       }
       in_global = false;
-      cli_jobs.push_back({*value, where, {}, false});
+      cli_jobs.push_back({*value, where, {}, 0, false});
       continue;
     }
     Option o{key, value, where};
@@ -392,6 +392,7 @@ Result<Input> read_command_line(const std::vector<std::string>& args, const Envi
   // The command line's globals go before every job's own options, the job files' too.
   for (auto& j : cli_jobs) {
     j.options.insert(j.options.begin(), globals.begin(), globals.end());
+    j.own_from = globals.size();
     in.jobs.push_back(std::move(j));
   }
   for (size_t f = 0; f < in.job_files.size(); ++f) {
@@ -404,7 +405,7 @@ Result<Input> read_command_line(const std::vector<std::string>& args, const Envi
         file_globals.insert(file_globals.end(), s.options.begin(), s.options.end());
         continue;
       }
-      Job j{s.name, s.where, file_globals, false};
+      Job j{s.name, s.where, file_globals, file_globals.size(), false};
       j.options.insert(j.options.end(), s.options.begin(), s.options.end());
       // fio separates job files by a stonewall: the second file's first job waits.
       j.file_stonewall = first_job && f > 0;

@@ -2,6 +2,7 @@
 #include "diskprobe/profiles/fio_spec.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 
@@ -100,6 +101,14 @@ Applied set_filename(State& s, const std::string& v, bool) {
   return {};
 }
 
+// fio's name= in the job's own section renames it.
+Applied set_name(State& s, const std::string& v, bool) {
+  if (v.empty()) return {"give the job a name", ""};
+  s.job.name = v;
+  s.job.spec.name = v;
+  return {};
+}
+
 Applied set_description(State& s, const std::string& v, bool) {
   s.job.spec.description = v;
   return {};
@@ -117,6 +126,21 @@ Applied set_new_group(State& s, const std::string& v, bool bare) {
 
 Applied set_time_based(State& s, const std::string& v, bool bare) {
   return from_status(set_field(s.job.spec, "time_based", truthy(v, bare) ? "1" : "0"));
+}
+
+// fio's verify: diskprobe's blocks carry crc32c; fio's other checksums are other workloads.
+Applied set_verify(State& s, const std::string& v, bool) {
+  if (v == "crc32c" || v == "0" || v == "none") return from_status(set_field(s.job.spec, "verify", v == "crc32c" ? v : "none"));
+  return {"", "verify=" + v + " is not implemented (diskprobe verifies with crc32c: verify=crc32c)"};
+}
+
+// fio's directory may be relative to the working directory.
+Applied set_directory(State& s, const std::string& v, bool) {
+  if (v.find(':') != std::string::npos) return {"", "directory=a:b (several directories) is not implemented"};
+  std::error_code ec;
+  std::filesystem::path p = v.empty() ? std::filesystem::path() : std::filesystem::absolute(v, ec);
+  if (ec) return {"cannot make " + v + " absolute: " + ec.message(), ""};
+  return from_status(set_field(s.job.spec, "directory", p.lexically_normal().string()));
 }
 
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
@@ -161,7 +185,7 @@ const std::map<std::string, Setter>& table() {
       {"sqthread_poll", field("sqpoll")},
       {"force_async", field("force_async")},
       {"continue_on_error", field("continue_on_error")},
-      {"verify", field("verify")},
+      {"verify", set_verify},
       {"do_verify", field("do_verify")},
       {"group_reporting", field("group_reporting")},
       {"percentile_list", field("percentiles")},
@@ -173,9 +197,10 @@ const std::map<std::string, Setter>& table() {
       {"steadystate_duration", field("ss_dur")},
       {"ss_ramp", field("ss_ramp")},
       {"steadystate_ramp_time", field("ss_ramp")},
-      {"directory", field("directory")},
+      {"directory", set_directory},
       {"filename", set_filename},
       {"description", set_description},
+      {"name", set_name},
       {"stonewall", set_stonewall},
       {"wait_for_previous", set_stonewall},
       {"new_group", set_new_group},
@@ -220,7 +245,11 @@ Jobs to_jobs(const Input& in) {
     job.spec = fio_defaults(j.name);
     job.stonewall = j.file_stonewall;
     State st{job, out.notes};
-    for (const auto& o : j.options) {
+    for (size_t k = 0; k < j.options.size(); ++k) {
+      const Option& o = j.options[k];
+      // fio names a job after its section: a global name= is overridden by the header (fio's
+      // JSON says "file1" for fio-rand-read.fio's [file1] under name=fio-rand-read).
+      if (o.key == "name" && k < j.own_from) continue;
       if (const char* why = fio_always_done(o.key)) {
         out.notes.push_back("job '" + j.name + "': " + o.key + (o.value ? "=" + *o.value : "") + " ignored: " + why);
         continue;

@@ -28,6 +28,7 @@ struct Job {
   std::string where;             // where the section or --name is
   // The globals before it (the command line's, then its file's [global]s), then its own.
   std::vector<Option> options;
+  size_t own_from = 0;           // options[own_from...] are the job's own, the rest global
   // The first job of a second job file waits for the first file's jobs, as fio does.
   bool file_stonewall = false;
 };

@@ -1,0 +1,186 @@
+// `diskprobe fio ARGS...`: the user's own fio command line or job files, read as fio reads them
+// (profiles/fio_jobs.h), from fio's defaults (profiles/fio_spec.h), with the target through the
+// preflight and the host restored, as `run` does. What is not implemented is refused by name
+// before anything is read or written (exit 2).
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "commands.h"
+#include "diskprobe/base/json_io.h"
+#include "diskprobe/profiles/fio_jobs.h"
+#include "diskprobe/profiles/fio_spec.h"
+#include "out.h"
+
+namespace diskprobe::cli {
+
+namespace {
+
+namespace fio = profiles::fio;
+
+constexpr const char* kFioUsage = R"(usage: diskprobe fio [FIO FLAGS] [JOB OPTIONS] [JOBFILE...]
+
+Runs a fio command line or job file as fio 3.33 does, from fio's defaults, with the target
+through diskprobe's preflight first (a device holding data is refused, exit 3, nothing
+written). Put `diskprobe` before the fio command you have:
+
+  diskprobe fio --name=randread --filename=/dev/vdc --rw=randread --bs=4k --iodepth=32 \
+      --ioengine=libaio --direct=1 --runtime=60 --time_based
+  diskprobe fio --output-format=json jobs.fio
+
+fio's syntax: --opt=val, -opt=val, --opt val; options before the first --name are global; each
+--name starts a job; job files with [global] and job sections, ; and # comments, include,
+${VAR}, $ncpus, $mb_memory, $pagesize and (arithmetic). fio's flags taken: --output FILE,
+--output-format normal|json|json+, --parse-only, --section NAME, --readonly, --eta, --help,
+--version. An option diskprobe does not implement is refused by name with its job (exit 2).
+)";
+
+struct Flags {
+  std::string output_format = "text", output;
+  bool parse_only = false, readonly = false, help = false, version = false;
+};
+
+Result<Flags> read_flags(const std::vector<fio::Flag>& flags) {
+  Flags f;
+  for (const auto& fl : flags) {
+    const std::string& v = fl.value;
+    if (fl.name == "output_format") {
+      if (v == "normal") {
+        f.output_format = "text";
+      } else if (v == "json") {
+        f.output_format = "fio-json";
+      } else if (v == "json+") {
+        f.output_format = "fio-json+";
+      } else {
+        return make_error("--output-format=" + excerpt(v) + ": diskprobe fio writes normal, json or json+ (fio's " +
+                          "terse and several formats at once are not implemented)");
+      }
+    } else if (fl.name == "output") {
+      f.output = v;
+    } else if (fl.name == "parse_only") {
+      f.parse_only = true;
+    } else if (fl.name == "readonly") {
+      f.readonly = true;
+    } else if (fl.name == "help") {
+      f.help = true;
+    } else if (fl.name == "version") {
+      f.version = true;
+    } else if (fl.name == "section") {
+      // the reader kept only those jobs
+    } else if (fl.name == "eta" || fl.name == "eta_newline" || fl.name == "eta_interval") {
+      // fio's progress line; diskprobe prints its own progress: nothing measured changes
+    } else {
+      return make_error("fio's --" + fl.name + " (" + fl.where + ") is not implemented by diskprobe fio: drop it");
+    }
+  }
+  return f;
+}
+
+std::string unsupported_text(const std::vector<fio::Unsupported>& all) {
+  std::string t = std::to_string(all.size()) + (all.size() == 1 ? " option is" : " options are") +
+                  " not implemented by diskprobe fio, so the run would not be the job written: ";
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto& u = all[i];
+    t += (i ? "; " : "") + excerpt(u.option) + " in job '" + excerpt(u.job) + "' (" + u.where + ")" +
+         (u.why.empty() ? "" : ": " + u.why);
+  }
+  return t;
+}
+
+// What one run of diskprobe can be today: one job (numjobs clones of it), on one target.
+// Anything else is refused by name, before any device is read.
+std::optional<std::string> beyond_one_job(const fio::Jobs& jobs) {
+  if (jobs.jobs.size() > 1) {
+    std::string names;
+    for (size_t i = 0; i < jobs.jobs.size() && i < 4; ++i) names += (i ? ", " : "") + ("'" + excerpt(jobs.jobs[i].name) + "'");
+    if (jobs.jobs.size() > 4) names += ", ...";
+    return std::to_string(jobs.jobs.size()) + " jobs (" + names +
+           "): diskprobe fio runs one job (numjobs clones of it) per run so far; several different jobs, "
+           "at once or behind stonewall, are not implemented: run each job on its own (--section NAME)";
+  }
+  const auto& j = jobs.jobs.front();
+  if (j.spec.verify != VerifyKind::None && j.spec.do_verify && does_writes(j.spec.rw)) {
+    // fio counts its read-back as the job's reads, with their latencies; diskprobe's verify
+    // pass checks every block but is not timed into the job's reads.
+    return "job '" + excerpt(j.name) + "': verify=crc32c on a writing job: fio reports the read-back as the job's " +
+           "reads, and diskprobe fio does not yet; not implemented (do_verify=0 writes the checked blocks without it)";
+  }
+  if (j.filenames.size() > 1) {
+    return "job '" + excerpt(j.name) + "': filename names " + std::to_string(j.filenames.size()) +
+           " files: several files in one job are not implemented";
+  }
+  if (!j.filenames.empty() && !j.spec.directory.empty()) {
+    return "job '" + excerpt(j.name) + "': filename with directory (a file inside DIR) is not implemented: give the " +
+           "whole path in filename";
+  }
+  return std::nullopt;
+}
+
+std::string parse_only_text(const fio::Jobs& jobs) {
+  std::string t;
+  for (const auto& j : jobs.jobs) {
+    const JobSpec& s = j.spec;
+    t += j.name + ": (g=" + std::to_string(j.groupid) + "): rw=" + std::string(to_string(s.rw)) +
+         ", bs=" + std::to_string(s.bs) + (s.bs_write ? "," + std::to_string(s.bs_write) : "") +
+         ", ioengine=" + (s.engine == EngineKind::Sync ? "psync" : "io_uring") + ", iodepth=" + std::to_string(s.iodepth) +
+         ", numjobs=" + std::to_string(s.numjobs) + ", direct=" + (s.direct ? "1" : "0") + ", target=" +
+         (j.filenames.empty() ? s.directory + "/" + j.name + ".N.0" : j.filenames.front()) + "\n";
+  }
+  return t;
+}
+
+}  // namespace
+
+int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
+  auto in = fio::read_command_line(words, fio::Environment::of_this_host());
+  if (!in) return fail(kUsage, in.error());
+  auto flags = read_flags(in->flags);
+  if (!flags) return fail(kUsage, flags.error());
+  if (flags->help) return print(kFioUsage), kOk;
+  if (flags->version) return cmd_version();
+  if (in->jobs.empty()) {
+    return fail(kUsage, "no job given: diskprobe fio takes fio's --name=JOB options or a job file (diskprobe fio --help)");
+  }
+  for (const auto& n : in->notes) spdlog::info("{}", n);
+  auto jobs = fio::to_jobs(*in);
+  if (!jobs.errors.empty()) {
+    std::string all;
+    for (const auto& e : jobs.errors) all += (all.empty() ? "" : "; ") + e;
+    return fail(kUsage, all);
+  }
+  if (!jobs.unsupported.empty()) return fail(kUsage, unsupported_text(jobs.unsupported));
+  if (flags->readonly) {
+    for (const auto& j : jobs.jobs) {
+      if (does_writes(j.spec.rw)) {
+        return fail(kUsage, "job '" + excerpt(j.name) + "' writes (rw=" + std::string(to_string(j.spec.rw)) +
+                                ") and --readonly forbids writes, as fio says it");
+      }
+    }
+  }
+  // fio lays a job without filename or directory out as NAME.N.0 in the working directory.
+  for (auto& j : jobs.jobs) {
+    if (j.filenames.empty() && j.spec.directory.empty()) {
+      std::error_code ec;
+      j.spec.directory = std::filesystem::current_path(ec).string();
+      if (ec) return fail(kUsage, "job '" + excerpt(j.name) + "' names no filename and the working directory is unknown");
+    }
+  }
+  if (auto why = beyond_one_job(jobs)) return fail(kUsage, *why);
+  if (flags->parse_only) return print(parse_only_text(jobs)), kOk;
+
+  for (const auto& n : jobs.notes) spdlog::info("{}", n);
+  fio::FioJob& job = jobs.jobs.front();
+  Args a;
+  a.command = "run";
+  a.output_format = flags->output_format;
+  a.output_file = flags->output;
+  if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
+  a.notes = jobs.notes;
+  a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
+  return run_spec(a, std::move(job.spec), root);
+}
+
+}  // namespace diskprobe::cli
