@@ -326,7 +326,9 @@ Result<std::string> expand(const std::string& value, const Environment& env, std
   if (!r) return make_error(r.error());
   std::string suffix = trim(std::string_view(*v).substr(a.pos()));
   long double x = *r;
-  if (x < 0) return make_error("'" + excerpt(value) + "' comes to " + std::to_string(static_cast<long long>(x)) + ": below 0");
+  if (x < 0) return make_error("'" + excerpt(value) + "' comes to less than 0");
+  // Beyond 2^63 no fio option has a use, and the cast below would be undefined.
+  if (!(x < 9.2e18L)) return make_error("'" + excerpt(value) + "' comes to more than 2^63");
   // fio's results are integers where a number is whole; a share like (1/3) keeps its decimals.
   char buf[64];
   if (x == static_cast<long double>(static_cast<unsigned long long>(x))) {

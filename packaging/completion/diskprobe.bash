@@ -20,7 +20,7 @@ _diskprobe_devices() {
 _diskprobe() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
   local bin=${COMP_WORDS[0]} cmd="" sub="" sysfs=/sys i w
-  local commands="devices check tune profiles profile run accept curve compare aggregate"
+  local commands="devices check tune profiles profile run accept curve fio compare aggregate"
   local overrides="--rw --bs --iodepth --numjobs --runtime --ramp_time --time_based --size --offset
     --direct --rwmixread --randrepeat --randseed --refill_buffers --engine --rq_affinity --pinning
     --hold_cstates --advise_idle_poll --io_size --norandommap --cpus_allowed --cpus_allowed_policy
@@ -53,7 +53,13 @@ _diskprobe() {
       COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur"))
       return ;;
     --mode) COMPREPLY=($(compgen -W "write read" -- "$cur")); return ;;
-    --output-format) COMPREPLY=($(compgen -W "text json junit fio-json fio-json+ openmetrics" -- "$cur")); return ;;
+    --output-format)
+      if [ "$cmd" = fio ]; then
+        COMPREPLY=($(compgen -W "normal json json+" -- "$cur"))  # fio's own names
+      else
+        COMPREPLY=($(compgen -W "text json junit fio-json fio-json+ openmetrics" -- "$cur"))
+      fi
+      return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --report) COMPREPLY=($(compgen -f -X '!*.html' -- "$cur")); compopt -o plusdirs 2>/dev/null; return ;;
     --sysfs | --procfs | --directory) COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -116,6 +122,9 @@ _diskprobe() {
       curve)
         opts="--profile --max-iodepth --step-time --rate-steps --max-iops --past-knee --output-format --report --no-tune
           $safety $overrides" ;;
+      fio)
+        opts="--name --filename --directory --rw --bs --iodepth --ioengine --direct --numjobs --runtime --time_based
+          --size --offset --output --output-format --parse-only --section --readonly" ;;
       compare) opts="--max-regression --json" ;;
       aggregate) opts="--json" ;;
     esac
@@ -131,6 +140,7 @@ _diskprobe() {
       else
         COMPREPLY=($(compgen -W "$(_diskprobe_profiles "$bin")" -- "$cur"))
       fi ;;
+    fio) COMPREPLY=($(compgen -f -- "$cur")) ;;  # job files
     compare | aggregate)
       COMPREPLY=($(compgen -f -X '!*.json' -- "$cur"))
       compopt -o plusdirs 2>/dev/null ;;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -117,9 +118,13 @@ nlohmann::json one_document(const testing::CommandResult& r) {
   return j;
 }
 
+// A short run; `more` may give --runtime or --ramp_time itself (an option given twice is
+// refused, so the default one is left out then).
 std::vector<std::string> quick_run(const LoopDevice& loop, std::vector<std::string> more = {}) {
-  std::vector<std::string> a{"run",       "--profile", "essd-plx-latency", loop.name(),
-                             "--runtime", "1",         "--ramp_time",      "0"};
+  std::vector<std::string> a{"run", "--profile", "essd-plx-latency", loop.name()};
+  for (const auto& [opt, value] : {std::pair{"--runtime", "1"}, {"--ramp_time", "0"}}) {
+    if (std::find(more.begin(), more.end(), opt) == more.end()) a.insert(a.end(), {opt, value});
+  }
   a.insert(a.end(), more.begin(), more.end());
   return a;
 }

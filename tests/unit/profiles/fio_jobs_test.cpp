@@ -168,6 +168,10 @@ TEST_CASE("fio values: ${VAR}, $ncpus, $mb_memory, $pagesize and arithmetic", "[
   CHECK(!expand("(1+)", env));
   CHECK(!expand("(2*(3)", env));
   CHECK(!expand("(1-5)", env));
+  CHECK(!expand("(2^64*2^64)", env));  // beyond 2^63: refused, not cast (undefined)
+  CHECK(!expand("(2^65)", env));       // exponent out of range
+  CHECK(!expand(std::string(100, '(') + "1" + std::string(100, ')'), env));  // nested too deeply
+  CHECK(!expand("(", env));
   std::vector<std::string> unset;
   CHECK(*expand("a${NOPE}b", env, &unset) == "ab");  // fio: an unset variable is nothing
   CHECK(unset == std::vector<std::string>{"NOPE"});
