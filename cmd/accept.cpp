@@ -20,12 +20,6 @@ namespace diskprobe::cli {
 
 namespace {
 
-// run_phases' own report and refusal are not written: accept writes its one report after.
-struct Deferred : run::Outputs {
-  Status report(const RunReport&) override { return Ok{}; }
-  void refusal(const RunReport&) override {}
-};
-
 // The CPUs and the device's hardware queues; a name that reads as no device yet gets the
 // host's CPUs and one queue (the preflight then says what is wrong with it).
 SuiteHost host_of(const SysRoot& root, const std::string& arg) {
@@ -100,7 +94,7 @@ int cmd_accept(const Args& a, const SysRoot& root) {
                  p.profile, p.how, p.spec.runtime_s);
     return run::Phase{p.name, p.spec, {}};
   };
-  Deferred deferred;
+  DeferredOutputs deferred;
   SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
   auto ended = run::run_phases(run_request(a, suite->front().spec, {}), system.with(deferred), next);
 

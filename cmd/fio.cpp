@@ -13,7 +13,12 @@
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/profiles/fio_jobs.h"
 #include "diskprobe/profiles/fio_spec.h"
+#include "diskprobe/report/fio_json.h"
+#include "diskprobe/report/report.h"
+#include "diskprobe/run/run.h"
+#include "diskprobe/spec/host_checks.h"
 #include "out.h"
+#include "run_steps.h"
 
 namespace diskprobe::cli {
 
@@ -36,6 +41,8 @@ fio's syntax: --opt=val, -opt=val, --opt val; options before the first --name ar
 ${VAR}, $ncpus, $mb_memory, $pagesize and (arithmetic). fio's flags taken: --output FILE,
 --output-format normal|json|json+, --parse-only, --section NAME, --readonly, --eta, --help,
 --version. An option diskprobe does not implement is refused by name with its job (exit 2).
+Jobs behind stonewall run one after another on one device; several jobs at the same time are
+not implemented yet (refused by name; run each with --section NAME).
 )";
 
 struct Flags {
@@ -90,33 +97,104 @@ std::string unsupported_text(const std::vector<fio::Unsupported>& all) {
   return t;
 }
 
-// What one run of diskprobe can be today: one job (numjobs clones of it), on one target.
-// Anything else is refused by name, before any device is read.
-std::optional<std::string> beyond_one_job(const fio::Jobs& jobs) {
-  if (jobs.jobs.size() > 1) {
+// fio's phases: a job with stonewall (or the first of a second job file) waits for every job
+// before it; the jobs between two such are run at the same time.
+std::vector<std::vector<size_t>> phases_of(const fio::Jobs& jobs) {
+  std::vector<std::vector<size_t>> phases;
+  for (size_t i = 0; i < jobs.jobs.size(); ++i) {
+    if (phases.empty() || jobs.jobs[i].stonewall) phases.emplace_back();
+    phases.back().push_back(i);
+  }
+  return phases;
+}
+
+std::string target_of(const fio::FioJob& j) {
+  return j.filenames.empty() ? "directory " + j.spec.directory : j.filenames.front();
+}
+
+// What diskprobe fio runs today: jobs one after another (each numjobs clones of one job), on
+// one target. Anything else is refused by name, before any device is read.
+std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
+  for (const auto& phase : phases_of(jobs)) {
+    if (phase.size() < 2) continue;
     std::string names;
-    for (size_t i = 0; i < jobs.jobs.size() && i < 4; ++i) names += (i ? ", " : "") + ("'" + excerpt(jobs.jobs[i].name) + "'");
-    if (jobs.jobs.size() > 4) names += ", ...";
-    return std::to_string(jobs.jobs.size()) + " jobs (" + names +
-           "): diskprobe fio runs one job (numjobs clones of it) per run so far; several different jobs, "
-           "at once or behind stonewall, are not implemented: run each job on its own (--section NAME)";
+    for (size_t k = 0; k < phase.size() && k < 4; ++k) names += (k ? ", " : "") + ("'" + excerpt(jobs.jobs[phase[k]].name) + "'");
+    if (phase.size() > 4) names += ", ...";
+    return std::to_string(phase.size()) + " jobs run at the same time (" + names +
+           "; no stonewall between them): several different jobs at once are not implemented; jobs behind "
+           "stonewall run one after another, or run each on its own (--section NAME)";
   }
-  const auto& j = jobs.jobs.front();
-  if (j.spec.verify != VerifyKind::None && j.spec.do_verify && does_writes(j.spec.rw)) {
-    // fio counts its read-back as the job's reads, with their latencies; diskprobe's verify
-    // pass checks every block but is not timed into the job's reads.
-    return "job '" + excerpt(j.name) + "': verify=crc32c on a writing job: fio reports the read-back as the job's " +
-           "reads, and diskprobe fio does not yet; not implemented (do_verify=0 writes the checked blocks without it)";
+  for (const auto& j : jobs.jobs) {
+    if (j.spec.verify != VerifyKind::None && j.spec.do_verify && does_writes(j.spec.rw)) {
+      // fio counts its read-back as the job's reads, with their latencies; diskprobe's verify
+      // pass checks every block but is not timed into the job's reads.
+      return "job '" + excerpt(j.name) + "': verify=crc32c on a writing job: fio reports the read-back as the job's " +
+             "reads, and diskprobe fio does not yet; not implemented (do_verify=0 writes the checked blocks without it)";
+    }
+    if (j.filenames.size() > 1) {
+      return "job '" + excerpt(j.name) + "': filename names " + std::to_string(j.filenames.size()) +
+             " files: several files in one job are not implemented";
+    }
   }
-  if (j.filenames.size() > 1) {
-    return "job '" + excerpt(j.name) + "': filename names " + std::to_string(j.filenames.size()) +
-           " files: several files in one job are not implemented";
-  }
-  if (!j.filenames.empty() && !j.spec.directory.empty()) {
-    return "job '" + excerpt(j.name) + "': filename with directory (a file inside DIR) is not implemented: give the " +
-           "whole path in filename";
+  if (jobs.jobs.size() > 1) {
+    const auto& first = jobs.jobs.front();
+    for (const auto& j : jobs.jobs) {
+      if (target_of(j) != target_of(first)) {
+        return "jobs '" + excerpt(first.name) + "' and '" + excerpt(j.name) + "' run on different targets (" +
+               excerpt(target_of(first)) + ", " + excerpt(target_of(j)) + "): not implemented; run each on its own (--section NAME)";
+      }
+    }
+    if (first.filenames.empty()) {
+      return "jobs one after another on files in a directory are not implemented (a device is): run each on its own "
+             "(--section NAME)";
+    }
   }
   return std::nullopt;
+}
+
+// Jobs behind stonewall on one device: one preflight (write mode when any job writes), one
+// claim, each job a phase with its own groupid; one report of them all, as fio writes it.
+int run_in_sequence(const Args& a, fio::Jobs& jobs, const SysRoot& root) {
+  auto format = parse_output_format(a.output_format);
+  for (const auto& j : jobs.jobs) {
+    if (auto st = validate_on_host(j.spec, root); !st) return fail(kUsage, "job '" + excerpt(j.name) + "': " + st.error());
+  }
+  const JobSpec* mode_spec = &jobs.jobs.front().spec;  // the preflight's mode is the request spec's
+  for (const auto& j : jobs.jobs) {
+    if (does_writes(j.spec.rw)) {
+      mode_spec = &j.spec;
+      break;
+    }
+  }
+  auto outputs = CliOutputs::open(a, root, *mode_spec, *format);
+  if (!outputs) return fail(kUsage, outputs.error());
+  auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
+    if (done.size() == jobs.jobs.size()) return std::nullopt;
+    const fio::FioJob& j = jobs.jobs[done.size()];
+    spdlog::info("job {}/{}: {} (groupid {})", done.size() + 1, jobs.jobs.size(), j.name, j.groupid);
+    return run::Phase{j.name, j.spec, {}};
+  };
+  DeferredOutputs deferred;
+  SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
+  auto ended = run::run_phases(run_request(a, *mode_spec, {}), system.with(deferred), next);
+  const auto& end = ended.end;
+  if (end.why == run::Outcome::Refused || end.why == run::Outcome::BadInput || ended.phases.empty()) {
+    return render_end(end);
+  }
+  std::vector<const RunReport*> reports;
+  std::string text;
+  for (size_t i = 0; i < ended.phases.size(); ++i) {
+    RunReport& r = ended.phases[i].report;
+    r.groupid = jobs.jobs[i].groupid;
+    reports.push_back(&r);
+    text += render_text(r) + "\n";
+  }
+  std::string formatted = text;
+  if (*format == OutputFormat::FioJson || *format == OutputFormat::FioJsonPlus) {
+    formatted = to_fio_json(reports, *format == OutputFormat::FioJsonPlus).dump(2) + "\n";
+  }
+  if (auto st = outputs->write(formatted, text, ""); !st) return fail(kRuntime, st.error());
+  return render_end(end);
 }
 
 std::string parse_only_text(const fio::Jobs& jobs) {
@@ -168,7 +246,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
       if (ec) return fail(kUsage, "job '" + excerpt(j.name) + "' names no filename and the working directory is unknown");
     }
   }
-  if (auto why = beyond_one_job(jobs)) return fail(kUsage, *why);
+  if (auto why = beyond_what_runs(jobs)) return fail(kUsage, *why);
   if (flags->parse_only) return print(parse_only_text(jobs)), kOk;
 
   for (const auto& n : jobs.notes) spdlog::info("{}", n);
@@ -180,6 +258,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
   a.notes = jobs.notes;
   a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
+  if (jobs.jobs.size() > 1) return run_in_sequence(a, jobs, root);
   return run_spec(a, std::move(job.spec), root);
 }
 

@@ -102,6 +102,13 @@ class CliOutputs : public run::Outputs {
   std::optional<OutputFile> output_, report_;
 };
 
+// run_phases' own report and refusal are not written: accept and fio write their one report
+// of all the phases after.
+struct DeferredOutputs : run::Outputs {
+  Status report(const RunReport&) override { return Ok{}; }
+  void refusal(const RunReport&) override {}
+};
+
 // The real steps but the outputs, as run and accept build them; members in the order their
 // destructors must run backwards (the tuning guard, then the scratch device, last).
 struct SystemSteps {

@@ -266,6 +266,11 @@ Jobs to_jobs(const Input& in) {
                              a.error);
       }
     }
+    // fio puts a filename inside directory, an absolute one too (directory=/d filename=/x is /d/x).
+    if (!job.spec.directory.empty() && !job.filenames.empty()) {
+      for (auto& f : job.filenames) f = (std::filesystem::path(job.spec.directory) / std::filesystem::path(f).relative_path()).string();
+      job.spec.directory.clear();
+    }
     // fio: a stonewall starts a new group too; the first job is group 0.
     if (!out.jobs.empty() && (job.stonewall || job.new_group)) ++groupid;
     job.groupid = groupid;

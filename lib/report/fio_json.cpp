@@ -210,7 +210,7 @@ json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
   };
   json j = {
       {"jobname", f.name},
-      {"groupid", 0},
+      {"groupid", rep.groupid},
       {"error", f.errors.first_errno},
       {"eta", 0},
       {"elapsed", static_cast<uint64_t>(std::ceil(rep.spec.ramp_time_s + f.runtime_s))},

@@ -625,11 +625,11 @@ std::optional<OutputFormat> parse_output_format(std::string_view s) {
 }
 
 // Without group_reporting (fio's default), each job's own numbers, as fio prints them.
-void per_job_text(std::string& out, const Results& r, const JobSpec& spec) {
+void per_job_text(std::string& out, const Results& r, const JobSpec& spec, int groupid) {
   if (spec.group_reporting || r.jobs.size() < 2) return;
   for (const auto& j : r.jobs) {
-    appendf(out, "%s: (groupid=0, job=%u): err=%2d: cpu=%d\n", spec.name.c_str(), j.job, j.errors.first_errno,
-            j.cpu);
+    appendf(out, "%s: (groupid=%d, job=%u): err=%2d: cpu=%d\n", spec.name.c_str(), groupid, j.job,
+            j.errors.first_errno, j.cpu);
     direction_text(out, "read", j.read, spec, j.runtime_s, bw_bytes(r.read, r.runtime_s));
     direction_text(out, "write", j.write, spec, j.runtime_s, bw_bytes(r.write, r.runtime_s));
   }
@@ -641,12 +641,12 @@ std::string render_text(const RunReport& rep) {
   const JobSpec& s = rep.spec;
   std::string out;
   uint32_t depth = s.engine == EngineKind::Sync ? 1 : s.iodepth;
-  appendf(out, "%s: (g=0): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, ioengine=%s, iodepth=%u\n",
-          s.name.c_str(), std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.write_bs(), s.write_bs(), s.bs, s.bs,
+  appendf(out, "%s: (g=%d): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, ioengine=%s, iodepth=%u\n",
+          s.name.c_str(), rep.groupid, std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.write_bs(), s.write_bs(), s.bs, s.bs,
           std::string(to_string(s.engine)).c_str(), depth);
-  appendf(out, "%s: (groupid=0, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), r.jobs.size(),
-          r.errors.first_errno, rep.device.c_str(), r.started_at.c_str());
-  per_job_text(out, r, s);
+  appendf(out, "%s: (groupid=%d, jobs=%zu): err=%2d: %s: started %s\n", s.name.c_str(), rep.groupid,
+          r.jobs.size(), r.errors.first_errno, rep.device.c_str(), r.started_at.c_str());
+  per_job_text(out, r, s, rep.groupid);
   direction_text(out, "read", r.read, s, r.runtime_s, bw_bytes(r.read, r.runtime_s));
   direction_text(out, "write", r.write, s, r.runtime_s, bw_bytes(r.write, r.runtime_s));
 
@@ -659,7 +659,7 @@ std::string render_text(const RunReport& rep) {
   errors_text(out, r.errors);
   verify_text(out, r, s);
 
-  out += "\nRun status group 0 (all jobs):\n";
+  appendf(out, "\nRun status group %d (all jobs):\n", rep.groupid);
   group_line(out, "   READ", false, r);
   group_line(out, "  WRITE", true, r);
 

@@ -224,6 +224,20 @@ TEST_CASE("fio options as JobSpecs: fio's defaults, aliases, groups", "[fio]") {
   CHECK(jobs.jobs[4].groupid == 2);
 }
 
+TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolute one too, as fio lays it out", "[fio]") {
+  auto in = read_command_line({"--directory=/srv/d", "--name=a", "--filename=f1", "--name=b", "--filename=/x/f2",
+                               "--name=c"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.jobs.size() == 3);
+  CHECK(jobs.jobs[0].filenames == std::vector<std::string>{"/srv/d/f1"});
+  CHECK(jobs.jobs[1].filenames == std::vector<std::string>{"/srv/d/x/f2"});
+  CHECK(jobs.jobs[0].spec.directory.empty());
+  CHECK(jobs.jobs[2].filenames.empty());  // no filename: NAME.N.0 files in the directory
+  CHECK(jobs.jobs[2].spec.directory == "/srv/d");
+}
+
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
   auto in = read_command_line({"--name=a", "--loops=2", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},

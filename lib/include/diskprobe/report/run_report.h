@@ -23,6 +23,7 @@ struct RunReport {
   RunEnvironment environment;
   std::vector<ExpectationResult> expectations;
   Results results;
+  int groupid = 0;                 // fio's reporting group (diskprobe fio's stonewalled jobs: 0, 1, ...)
 };
 
 // The envelope for what the engine measured running `spec` on `device`; the engine's notes first.
