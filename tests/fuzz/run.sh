@@ -14,7 +14,7 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(profile_fuzz fio_cli_fuzz expect_fuzz report_fuzz sysfs_fuzz)
+[ ${#targets[@]} -gt 0 ] || targets=(profile_fuzz fio_cli_fuzz fio_job_fuzz expect_fuzz report_fuzz sysfs_fuzz)
 
 seed() {  # target corpus-dir
   local t=$1 dir=$2 f n=0
@@ -25,6 +25,10 @@ seed() {  # target corpus-dir
       { printf '{"extends": "base", "workload": {"iodepth": 4}}\n----\n'; cat "$top/profiles/builtin/essd-plx-iops.json"; } \
         >"$dir/extends-seed" ;;
     fio_cli_fuzz) cp "$top"/tests/fuzz/seeds/fio_cli/* "$dir"/ ;;
+    fio_job_fuzz)
+      # fio's own examples/ where the workplace keeps them (read, never copied into the project).
+      if [ -d "$top/../shared/fio-examples" ]; then cp "$top"/../shared/fio-examples/*.fio "$dir"/; fi
+      printf '[global]\nbs=($pagesize*2)\n[a]\nrw=randread\ninclude inc.fio\n----\niodepth=($ncpus*4)\n' >"$dir/include-seed" ;;
     expect_fuzz) cp "$top"/tests/fuzz/seeds/expect/* "$dir"/ ;;
     report_fuzz)
       cp "$top"/tests/fixtures/reports/*.json "$dir"/

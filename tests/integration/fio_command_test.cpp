@@ -242,8 +242,9 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
   CHECK(sectors_written(loop.name()) == w0);
 }
 
+// [slow]: fio and diskprobe, 3 s each, for every example that runs; once, not under the sanitizers.
 TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refused naming what is missing",
-          "[fio]") {
+          "[fio][slow]") {
   need_fio();
   fs::path dir = examples_dir();
   if (dir.empty()) {
