@@ -238,6 +238,22 @@ TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolut
   CHECK(jobs.jobs[2].spec.directory == "/srv/d");
 }
 
+TEST_CASE("fio's bsrange of one size is that block size; a real range is refused by name", "[fio]") {
+  auto in = read_command_line({"--name=a", "--bsrange=4k-4k", "--name=b", "--blocksize_range=4k-4k,16k-16k",
+                               "--name=c", "--bsrange=1k-4k", "--name=d", "--bsrange=4k"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  CHECK(jobs.jobs[0].spec.bs == 4096);
+  CHECK(jobs.jobs[1].spec.bs == 4096);
+  CHECK(jobs.jobs[1].spec.write_bs() == 16384);
+  REQUIRE(jobs.unsupported.size() == 1);
+  CHECK(jobs.unsupported[0].job == "c");
+  CHECK(jobs.unsupported[0].why.find("random block sizes") != std::string::npos);
+  REQUIRE(jobs.errors.size() == 1);
+  CHECK(jobs.errors[0].find("job 'd': bsrange=4k: use MIN-MAX") != std::string::npos);
+}
+
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
   auto in = read_command_line({"--name=a", "--loops=2", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
