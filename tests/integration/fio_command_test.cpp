@@ -160,6 +160,27 @@ TEST_CASE("diskprobe fio: fio's defaults where the line says nothing (read, 4k, 
   INFO(job.dump().substr(0, 400));
 }
 
+// AWS's page for volumes restored from a snapshot: read every block once with 1 MiB I/Os at
+// QD32. Under diskprobe fio it reads the whole device once, as fio does, and writes nothing
+// (a read job zeroes no edges).
+TEST_CASE("diskprobe fio runs AWS's volume-initialization line: every block read once, nothing written", "[fio]") {
+  auto loop = testing::make_loop(32ull << 20);
+  const uint64_t r0 = sectors(loop.name(), 2), w0 = sectors_written(loop.name());
+  auto d = testing::run_diskprobe({"fio", "--filename=" + loop.path(), "--rw=read", "--bs=1M", "--iodepth=32",
+                                   "--ioengine=libaio", "--direct=1", "--name=volume-initialize",
+                                   "--output-format=json"});
+  INFO("stderr: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  auto df = facts(parse_doc(d.out, "diskprobe"));
+  REQUIRE(df.size() == 1);
+  CHECK(df[0].name == "volume-initialize");
+  CHECK(df[0].read_ios == 32);
+  CHECK(df[0].read_bytes == 32ull << 20);
+  CHECK(df[0].write_ios == 0);
+  CHECK(sectors(loop.name(), 2) - r0 >= (32ull << 20) / 512);
+  CHECK(sectors_written(loop.name()) == w0);
+}
+
 TEST_CASE("diskprobe fio runs jobs behind stonewall one after another, each its own group, as fio does", "[fio]") {
   need_fio();
   auto loop = testing::make_loop(64ull << 20);
