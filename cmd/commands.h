@@ -11,6 +11,7 @@
 #include "diskprobe/base/status.h"
 #include "diskprobe/base/sysroot.h"
 #include "diskprobe/device/block_device.h"
+#include "diskprobe/report/report.h"
 #include "diskprobe/run/exit_codes.h"
 #include "diskprobe/run/run.h"
 #include "diskprobe/safety/preflight.h"
@@ -26,8 +27,8 @@ int cmd_check(const Args& a, const SysRoot& root);
 int cmd_tune(const Args& a, const SysRoot& root);
 int cmd_run(const Args& a, const SysRoot& root);
 // run.cpp: one job's spec, as resolved (a profile with overrides, or `fio`'s job), run on the
-// target a.positional, a.scratch or spec.directory names, reported as a.output_format asks.
-int run_spec(const Args& a, JobSpec spec, const SysRoot& root);
+// target a.positional, a.scratch or spec.directory names, reported in `format`.
+int run_spec(const Args& a, JobSpec spec, OutputFormat format, const SysRoot& root);
 int cmd_fio(const std::vector<std::string>& words, const SysRoot& root);  // fio.cpp
 int cmd_accept(const Args& a, const SysRoot& root);  // accept.cpp: the volume's suite
 int cmd_curve(const Args& a, const SysRoot& root);  // curve.cpp

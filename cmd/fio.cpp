@@ -2,11 +2,6 @@
 // (profiles/fio_jobs.h), from fio's defaults (profiles/fio_spec.h), with the target through the
 // preflight and the host restored, as `run` does. What is not implemented is refused by name
 // before anything is read or written (exit 2).
-#include <unistd.h>
-
-#include <filesystem>
-#include <set>
-
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
@@ -46,7 +41,8 @@ not implemented yet (refused by name; run each with --section NAME).
 )";
 
 struct Flags {
-  std::string output_format = "text", output;
+  OutputFormat format = OutputFormat::Text;  // fio's normal
+  std::string output;
   bool parse_only = false, readonly = false, help = false, version = false;
 };
 
@@ -56,11 +52,11 @@ Result<Flags> read_flags(const std::vector<fio::Flag>& flags) {
     const std::string& v = fl.value;
     if (fl.name == "output_format") {
       if (v == "normal") {
-        f.output_format = "text";
+        f.format = OutputFormat::Text;
       } else if (v == "json") {
-        f.output_format = "fio-json";
+        f.format = OutputFormat::FioJson;
       } else if (v == "json+") {
-        f.output_format = "fio-json+";
+        f.format = OutputFormat::FioJsonPlus;
       } else {
         return make_error("--output-format=" + excerpt(v) + ": diskprobe fio writes normal, json or json+ (fio's " +
                           "terse and several formats at once are not implemented)");
@@ -154,8 +150,7 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
 
 // Jobs behind stonewall on one device: one preflight (write mode when any job writes), one
 // claim, each job a phase with its own groupid; one report of them all, as fio writes it.
-int run_in_sequence(const Args& a, fio::Jobs& jobs, const SysRoot& root) {
-  auto format = parse_output_format(a.output_format);
+int run_in_sequence(const Args& a, fio::Jobs& jobs, OutputFormat format, const SysRoot& root) {
   for (const auto& j : jobs.jobs) {
     if (auto st = validate_on_host(j.spec, root); !st) return fail(kUsage, "job '" + excerpt(j.name) + "': " + st.error());
   }
@@ -166,7 +161,7 @@ int run_in_sequence(const Args& a, fio::Jobs& jobs, const SysRoot& root) {
       break;
     }
   }
-  auto outputs = CliOutputs::open(a, root, *mode_spec, *format);
+  auto outputs = CliOutputs::open(a, root, *mode_spec, format);
   if (!outputs) return fail(kUsage, outputs.error());
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
     if (done.size() == jobs.jobs.size()) return std::nullopt;
@@ -190,8 +185,8 @@ int run_in_sequence(const Args& a, fio::Jobs& jobs, const SysRoot& root) {
     text += render_text(r) + "\n";
   }
   std::string formatted = text;
-  if (*format == OutputFormat::FioJson || *format == OutputFormat::FioJsonPlus) {
-    formatted = to_fio_json(reports, *format == OutputFormat::FioJsonPlus).dump(2) + "\n";
+  if (format == OutputFormat::FioJson || format == OutputFormat::FioJsonPlus) {
+    formatted = to_fio_json(reports, format == OutputFormat::FioJsonPlus).dump(2) + "\n";
   }
   if (auto st = outputs->write(formatted, text, ""); !st) return fail(kRuntime, st.error());
   return render_end(end);
@@ -238,14 +233,6 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
       }
     }
   }
-  // fio lays a job without filename or directory out as NAME.N.0 in the working directory.
-  for (auto& j : jobs.jobs) {
-    if (j.filenames.empty() && j.spec.directory.empty()) {
-      std::error_code ec;
-      j.spec.directory = std::filesystem::current_path(ec).string();
-      if (ec) return fail(kUsage, "job '" + excerpt(j.name) + "' names no filename and the working directory is unknown");
-    }
-  }
   if (auto why = beyond_what_runs(jobs)) return fail(kUsage, *why);
   if (flags->parse_only) return print(parse_only_text(jobs)), kOk;
 
@@ -253,13 +240,12 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   fio::FioJob& job = jobs.jobs.front();
   Args a;
   a.command = "run";
-  a.output_format = flags->output_format;
   a.output_file = flags->output;
   if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
   a.notes = jobs.notes;
   a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
-  if (jobs.jobs.size() > 1) return run_in_sequence(a, jobs, root);
-  return run_spec(a, std::move(job.spec), root);
+  if (jobs.jobs.size() > 1) return run_in_sequence(a, jobs, flags->format, root);
+  return run_spec(a, std::move(job.spec), flags->format, root);
 }
 
 }  // namespace diskprobe::cli

@@ -60,10 +60,11 @@ int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   diskprobe::guard_std_fds();
-  if (is_fio(argc, argv)) return diskprobe::cli::finish(dispatch(argc, argv));  // fio's output formats are its own
-  diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
-  auto file = diskprobe::cli::json_file(argc, argv);
-  diskprobe::cli::set_json_file(std::move(file.path), std::move(file.others));
+  if (!is_fio(argc, argv)) {  // fio's --output-format=json is its report's, not JSON mode
+    diskprobe::cli::set_json_mode(diskprobe::cli::wants_json(argc, argv));
+    auto file = diskprobe::cli::json_file(argc, argv);
+    diskprobe::cli::set_json_file(std::move(file.path), std::move(file.others));
+  }
   return diskprobe::cli::finish(dispatch(argc, argv));
 }
 

@@ -50,7 +50,8 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!a.scratch.empty() && !a.positional.empty()) {
     return fail(kUsage, "give either a DEVICE or --scratch SIZE, not both");
   }
-  if (!parse_output_format(a.output_format)) {
+  auto format = parse_output_format(a.output_format);
+  if (!format) {
     return fail(kUsage, "--output-format " + a.output_format +
                             ": use text, json, junit, fio-json, fio-json+ or openmetrics");
   }
@@ -60,22 +61,19 @@ int cmd_run(const cli::Args& args, const SysRoot& root) {
   if (!a.directory.empty()) spec->directory = a.directory;  // the command line wins
   // A profile's directory applies only where no DEVICE or --scratch names another target.
   if (a.directory.empty() && (!a.positional.empty() || !a.scratch.empty())) spec->directory.clear();
-  return run_spec(a, std::move(*spec), root);
+  return run_spec(a, std::move(*spec), *format, root);
 }
 
-int run_spec(const cli::Args& a, JobSpec spec_in, const SysRoot& root) {
-  auto format = parse_output_format(a.output_format);
-  if (!format) return fail(kUsage, "--output-format " + a.output_format + ": not a report format");
-  std::optional<JobSpec> spec = std::move(spec_in);
-  auto expectations = cli::gather_expectations(a, *spec);
+int run_spec(const cli::Args& a, JobSpec spec, OutputFormat format, const SysRoot& root) {
+  auto expectations = cli::gather_expectations(a, spec);
   if (!expectations) return fail(kUsage, expectations.error());
   // Everything that can be checked without the target, before the preflight or any change.
-  if (auto st = validate_on_host(*spec, root); !st) return fail(kUsage, st.error());
-  auto outputs = cli::CliOutputs::open(a, root, *spec, *format);
+  if (auto st = validate_on_host(spec, root); !st) return fail(kUsage, st.error());
+  auto outputs = cli::CliOutputs::open(a, root, spec, format);
   if (!outputs) return fail(kUsage, outputs.error());
 
   cli::SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
-  return render_end(run::run(run_request(a, std::move(*spec), std::move(*expectations)), system.with(*outputs)));
+  return render_end(run::run(run_request(a, std::move(spec), std::move(*expectations)), system.with(*outputs)));
 }
 
 }  // namespace diskprobe::cli

@@ -55,7 +55,9 @@ std::string underscores(std::string s) {
   return s;
 }
 
-std::string trim(std::string_view s) {
+// fio's strip_blank_front and strip_blank_end: spaces, and control characters at the end too
+// (base's trim() takes only whitespace).
+std::string strip_blank(std::string_view s) {
   size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && (std::isspace(static_cast<unsigned char>(s[e - 1])) || std::iscntrl(static_cast<unsigned char>(s[e - 1]))))
@@ -69,10 +71,10 @@ Option split_option(const std::string& text, std::string where) {
   o.where = std::move(where);
   auto eq = text.find('=');
   if (eq == std::string::npos) {
-    o.key = underscores(trim(text));
+    o.key = underscores(strip_blank(text));
   } else {
-    o.key = underscores(trim(text.substr(0, eq)));
-    o.value = trim(text.substr(eq + 1));
+    o.key = underscores(strip_blank(text.substr(0, eq)));
+    o.value = strip_blank(text.substr(eq + 1));
   }
   return o;
 }
@@ -190,7 +192,7 @@ struct Section {
 // fio's strip_blank_end: a ';' or '#' anywhere ends the line's text.
 std::string without_comment(const std::string& line) {
   size_t cut = line.find_first_of(";#");
-  return trim(cut == std::string::npos ? line : line.substr(0, cut));
+  return strip_blank(cut == std::string::npos ? line : line.substr(0, cut));
 }
 
 Status read_lines(const std::string& path, std::vector<std::string>& lines) {
@@ -206,6 +208,17 @@ Status read_lines(const std::string& path, std::vector<std::string>& lines) {
   return Ok{};
 }
 
+// "include FILE" in a job file read from `from`: FILE as fio finds it (relative to the working
+// directory if it exists there, else to the including file); nullopt for any other line.
+std::optional<std::string> include_of(const std::string& line, const std::string& from) {
+  if (line.rfind("include", 0) != 0 || (line.size() > 7 && !std::isspace(static_cast<unsigned char>(line[7])))) {
+    return std::nullopt;
+  }
+  std::string inc = strip_blank(line.substr(7));
+  if (!fs::exists(inc) && from.find('/') != std::string::npos) inc = fs::path(from).parent_path() / inc;
+  return inc;
+}
+
 // The option lines of an included file (no sections allowed there, as in fio).
 Status read_include(const std::string& path, int depth, std::vector<Option>& out) {
   if (depth > kMaxIncludeDepth) return make_error("include " + path + ": nested more than 16 deep (does it include itself?)");
@@ -216,10 +229,8 @@ Status read_include(const std::string& path, int depth, std::vector<Option>& out
     std::string line = without_comment(lines[n]);
     if (line.empty()) continue;
     if (line[0] == '[') return make_error(where + ": no new sections in an included file (fio refuses them too)");
-    if (line.rfind("include", 0) == 0 && (line.size() == 7 || std::isspace(static_cast<unsigned char>(line[7])))) {
-      std::string inc = trim(line.substr(7));
-      if (!fs::exists(inc) && path.find('/') != std::string::npos) inc = fs::path(path).parent_path() / inc;
-      if (auto st = read_include(inc, depth + 1, out); !st) return st;
+    if (auto inc = include_of(line, path)) {
+      if (auto st = read_include(*inc, depth + 1, out); !st) return st;
       continue;
     }
     out.push_back(split_option(line, where));
@@ -246,11 +257,8 @@ Result<std::vector<Section>> read_job_file(const std::string& path) {
     if (sections.empty()) {
       return make_error(where + ": option '" + excerpt(line) + "' outside of a [] job section (as fio says it)");
     }
-    if (line.rfind("include", 0) == 0 && (line.size() == 7 || std::isspace(static_cast<unsigned char>(line[7])))) {
-      // fio: relative to the working directory if it exists there, else to the job file.
-      std::string inc = trim(line.substr(7));
-      if (!fs::exists(inc) && path.find('/') != std::string::npos) inc = fs::path(path).parent_path() / inc;
-      if (auto st = read_include(inc, 1, sections.back().options); !st) return make_error(st.error());
+    if (auto inc = include_of(line, path)) {
+      if (auto st = read_include(*inc, 1, sections.back().options); !st) return make_error(st.error());
       continue;
     }
     sections.back().options.push_back(split_option(line, where));
@@ -324,7 +332,7 @@ Result<std::string> expand(const std::string& value, const Environment& env, std
   Arithmetic a(*v);
   auto r = a.parenthesised();
   if (!r) return make_error(r.error());
-  std::string suffix = trim(std::string_view(*v).substr(a.pos()));
+  std::string suffix = strip_blank(std::string_view(*v).substr(a.pos()));
   long double x = *r;
   if (x < 0) return make_error("'" + excerpt(value) + "' comes to less than 0");
   // Beyond 2^63 no fio option has a use, and the cast below would be undefined.

@@ -238,8 +238,8 @@ Unsupported unsupported(const FioJob& j, const Option& o, std::string why) {
   return {j.name, o.where, o.key + (o.value ? "=" + *o.value : ""), std::move(why)};
 }
 
-// fio 3.33's defaults, where diskprobe's own differ: a job that names only rw and a file does
-// what fio does with it.
+// fio 3.33's defaults for what a job names most, stated in full (not left to JobSpec's, which
+// are diskprobe's and may change): a job that names only rw and a file does what fio does.
 JobSpec fio_defaults(const std::string& name) {
   JobSpec s;
   s.name = name;
@@ -287,6 +287,13 @@ Jobs to_jobs(const Input& in) {
         out.errors.push_back(o.where + ": job '" + j.name + "': " + o.key + "=" + excerpt(o.value.value_or("")) + ": " +
                              a.error);
       }
+    }
+    // fio lays a job without filename or directory out as NAME.N.0 in the working directory.
+    if (job.filenames.empty() && job.spec.directory.empty()) {
+      std::error_code ec;
+      std::string cwd = std::filesystem::current_path(ec).string();
+      if (ec) out.errors.push_back(j.where + ": job '" + j.name + "' names no filename and the working directory is unknown");
+      job.spec.directory = cwd;
     }
     // fio puts a filename inside directory, an absolute one too (directory=/d filename=/x is /d/x).
     if (!job.spec.directory.empty() && !job.filenames.empty()) {

@@ -32,13 +32,8 @@ void need_fio() {
   }
 }
 
-uint64_t sectors(const std::string& name, int field) {  // /sys/block/X/stat: 2 read, 6 written
-  std::istringstream in(testing::read_sysfs("/sys/block/" + name + "/stat"));
-  uint64_t v = 0;
-  for (int i = 0; i <= field; ++i) in >> v;
-  return v;
-}
-uint64_t sectors_written(const std::string& name) { return sectors(name, 6); }
+using testing::sectors_read;
+using testing::sectors_written;
 
 json parse_doc(const std::string& text, const std::string& who) {
   // fio may print notes before its document; the document is the last top-level object.
@@ -165,7 +160,7 @@ TEST_CASE("diskprobe fio: fio's defaults where the line says nothing (read, 4k, 
 // (a read job zeroes no edges).
 TEST_CASE("diskprobe fio runs AWS's volume-initialization line: every block read once, nothing written", "[fio]") {
   auto loop = testing::make_loop(32ull << 20);
-  const uint64_t r0 = sectors(loop.name(), 2), w0 = sectors_written(loop.name());
+  const uint64_t r0 = sectors_read(loop.name()), w0 = sectors_written(loop.name());
   auto d = testing::run_diskprobe({"fio", "--filename=" + loop.path(), "--rw=read", "--bs=1M", "--iodepth=32",
                                    "--ioengine=libaio", "--direct=1", "--name=volume-initialize",
                                    "--output-format=json"});
@@ -177,7 +172,7 @@ TEST_CASE("diskprobe fio runs AWS's volume-initialization line: every block read
   CHECK(df[0].read_ios == 32);
   CHECK(df[0].read_bytes == 32ull << 20);
   CHECK(df[0].write_ios == 0);
-  CHECK(sectors(loop.name(), 2) - r0 >= (32ull << 20) / 512);
+  CHECK(sectors_read(loop.name()) - r0 >= (32ull << 20) / 512);
   CHECK(sectors_written(loop.name()) == w0);
 }
 
@@ -231,7 +226,7 @@ TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written,
 
 TEST_CASE("diskprobe fio refuses what it does not implement by name, before any I/O", "[fio]") {
   auto loop = testing::make_loop(16ull << 20);
-  const uint64_t r0 = sectors(loop.name(), 2), w0 = sectors_written(loop.name());
+  const uint64_t r0 = sectors_read(loop.name()), w0 = sectors_written(loop.name());
   struct Case {
     std::vector<std::string> args;
     std::vector<std::string> said;
@@ -259,7 +254,7 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
     CHECK(testing::count_of(d.err, "error:") == 1);  // one line
     for (const auto& s : c.said) CHECK(d.err.find(s) != std::string::npos);
   }
-  CHECK(sectors(loop.name(), 2) == r0);
+  CHECK(sectors_read(loop.name()) == r0);
   CHECK(sectors_written(loop.name()) == w0);
 }
 

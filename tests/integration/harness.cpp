@@ -132,6 +132,15 @@ std::string read_sysfs(const std::string& path) {
   return s;
 }
 
+std::vector<uint64_t> block_stat(const std::string& name) {
+  std::istringstream in(read_sysfs("/sys/block/" + name + "/stat"));
+  std::vector<uint64_t> fields;
+  uint64_t v;
+  while (in >> v) fields.push_back(v);
+  REQUIRE(fields.size() >= 11);
+  return fields;
+}
+
 std::string edges(const std::string& device_path, uint64_t size_bytes) {
   constexpr uint64_t kMiB = 1 << 20;
   return read_bytes(device_path, 0, kMiB) + read_bytes(device_path, size_bytes - kMiB, kMiB);

@@ -65,6 +65,12 @@ diskprobe::LoopDevice make_loop_in_memory(uint64_t size_bytes);
 
 std::string read_bytes(const std::string& path, uint64_t offset, uint64_t len);
 std::string read_sysfs(const std::string& path);
+// /sys/block/NAME/stat's fields (read I/Os, merges, sectors, ticks, then the same for writes,
+// ...); REQUIREs the eleven every kernel since 2.6 prints.
+std::vector<uint64_t> block_stat(const std::string& name);
+// Sectors read and written so far (fields 3 and 7).
+inline uint64_t sectors_read(const std::string& name) { return block_stat(name)[2]; }
+inline uint64_t sectors_written(const std::string& name) { return block_stat(name)[6]; }
 // First and last MiB, to prove a refused device was not written.
 std::string edges(const std::string& device_path, uint64_t size_bytes);
 // The first and last 4 MiB are all zero: what a write run leaves (issue 17: once per sequence).

@@ -53,13 +53,7 @@ testing::CommandResult write_run(const std::string& dev, const std::vector<std::
   return testing::run_diskprobe(args);
 }
 
-// Writes issued to a device so far (sectors, /sys/block/X/stat field 7).
-uint64_t sectors_written(const std::string& name) {
-  std::ifstream f("/sys/block/" + name + "/stat");
-  uint64_t v[7] = {};
-  for (auto& x : v) f >> x;
-  return v[6];
-}
+using testing::sectors_written;
 
 }  // namespace
 

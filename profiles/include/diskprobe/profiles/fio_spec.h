@@ -16,7 +16,9 @@ struct FioJob {
   std::string name;
   std::string where;
   JobSpec spec;
-  std::vector<std::string> filenames;  // filename=a:b -> {a, b}; empty with spec.directory
+  // filename=a:b -> {a, b}, inside directory when both are given; empty: spec.directory holds
+  // the job's NAME.N.0 files (the working directory when neither is given, as in fio)
+  std::vector<std::string> filenames;
   bool stonewall = false;              // waits for every job before it (stonewall, wait_for_previous)
   bool new_group = false;              // starts a reporting group (stonewall does too)
   int groupid = 0;                     // fio's numbering: 0, then +1 at each new group
