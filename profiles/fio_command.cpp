@@ -73,6 +73,8 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.runtime_s > 0) c += " --runtime=" + fio_seconds(s.runtime_s);
   if (s.time_based) c += " --time_based=1";
   if (s.ramp_time_s > 0) c += " --ramp_time=" + fio_seconds(s.ramp_time_s);
+  if (s.startdelay_s > 0) c += " --startdelay=" + fio_seconds(s.startdelay_s);
+  if (s.loops > 1) c += " --loops=" + std::to_string(s.loops);
   if (s.norandommap) c += " --norandommap";
   if (s.refill_buffers) c += " --refill_buffers";
   if (!s.randrepeat) c += " --randrepeat=0";

@@ -227,8 +227,8 @@ const std::map<std::string, Setter>& table() {
       {"wait_for_previous", set_stonewall},
       {"new_group", set_new_group},
       {"kb_base", only("1024", "kb_base=1000 (decimal units) is not implemented")},
-      {"startdelay", only("0", "startdelay is not implemented")},
-      {"loops", only("1", "loops is not implemented")},
+      {"startdelay", field("startdelay")},
+      {"loops", field("loops")},
       {"unit_base", only("0", "unit_base is not implemented")},
   };
   return t;

@@ -212,6 +212,10 @@ const std::vector<Field>& workload_fields() {
        [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.runtime_s); }},
       {"ramp_time", "a duration like 5s",
        [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.ramp_time_s); }},
+      {"startdelay", "a duration like 4s (the job starts that long after the jobs it runs with)",
+       [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.startdelay_s); }},
+      {"loops", "a whole number from 1 to 1000000 (a size-bounded job does its bytes that many times)",
+       [](JobSpec& s, const json& v) { return in_range(as_u64(v), 1, 1000000, s.loops); }},
       {"time_based", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.time_based); }},
       {"size", "a size like 1G or 1024g (bytes), a share of the device like 50%, 0 for the whole device",
        [](JobSpec& s, const json& v) {

@@ -68,6 +68,15 @@ Status checked_device(const Fd& fd, const JobPlan& plan, const std::string& path
                     " now, so nothing was written; fix /dev (ls -l " + path + ") and run again");
 }
 
+// startdelay: sleeps until `at` in naps that let a stop in; false when stopped meanwhile.
+bool wait_until(uint64_t at, const std::atomic<bool>* stop) {
+  for (uint64_t t = now_ns(); t < at; t = now_ns()) {
+    if (stop && stop->load(std::memory_order_relaxed)) return false;
+    sleep_ns(std::min(at - t, kMaxPacedSleepNs));
+  }
+  return true;
+}
+
 void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, StartGate& gate,
               const std::atomic<bool>* stop, JobOutput& out) {
   out.result->job = job;
@@ -106,6 +115,13 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
   out.arrived = true;
   uint64_t t0 = gate.arrive(false);
   if (t0 == 0) return;  // another job could not start
+  if (plan.start_delay_ns) {
+    if (!wait_until(t0 + plan.start_delay_ns, stop)) {
+      out.stopped = true;  // stopped before its first I/O: nothing to count
+      return;
+    }
+    t0 = now_ns();
+  }
   run.start(t0);
   Status st = use_uring ? uring.loop(out) : sync_loop(plan, run, fd->get(), buffers->get(), out);
   out.feature_note = uring.feature_note();

@@ -76,6 +76,11 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
                   : does_writes(spec.rw)                      ? p.nblocks_dir[1] * p.bs[1]
                                                               : p.nblocks_dir[0] * p.bs[0];
   p.bytes_limit = spec.time_based ? 0 : spec.io_size ? spec.io_size : pass;
+  // loops: the job's bytes that many times over (fio's loops; a time_based job ignores it).
+  if (p.bytes_limit && spec.loops > 1) {
+    p.bytes_limit = p.bytes_limit > UINT64_MAX / spec.loops ? UINT64_MAX : p.bytes_limit * spec.loops;
+  }
+  p.start_delay_ns = static_cast<uint64_t>(spec.startdelay_s * 1e9);
   p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
   if (p.probe_async) p.ramp_ns = std::max(p.ramp_ns, kProbeRampNs);  // the probe is not measured
   // 0 ns is "no limit": a runtime above 0 never truncates to it (validate() refuses one under 1 us).

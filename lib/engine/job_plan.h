@@ -45,6 +45,10 @@ struct JobPlan {
   bool chunk_watch = false;
   uint64_t bytes_limit = 0;  // per job; 0 = no limit (time_based)
   uint64_t ramp_ns = 0;
+  uint64_t start_delay_ns = 0;  // startdelay: from the gate's start to this plan's jobs' first I/O
+  // The first of this plan's jobs among all the jobs started together (run_group): job j of the
+  // plan is the group's job first_job + j, which seeds its random offsets (fio's thread_number).
+  unsigned first_job = 0;
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
   size_t seconds_capacity = 0;  // per-second slots preallocated
   uint32_t slots = 1;           // I/Os in flight per job

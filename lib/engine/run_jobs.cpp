@@ -93,27 +93,37 @@ std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(JobPlan& plan, uns
 
 // Each job's CPUs. cpus_allowed (the profile's word) wins over the tuning plan's pins: the
 // user chose it.
-std::vector<std::vector<int>> job_cpus(const JobSpec& spec, const EngineOptions& opts) {
+std::vector<std::vector<int>> job_cpus(const JobSpec& spec, const std::vector<int>& pins) {
   const unsigned n = spec.numjobs;
   std::vector<std::vector<int>> cpu_sets(n);
   for (unsigned j = 0; j < n; ++j) {
     const auto& allowed = spec.cpus_allowed;
     if (!allowed.empty()) {
       cpu_sets[j] = spec.cpus_allowed_split ? std::vector<int>{allowed[j % allowed.size()]} : allowed;
-    } else if (j < opts.cpus.size() && opts.cpus[j] >= 0) {
-      cpu_sets[j] = {opts.cpus[j]};
+    } else if (j < pins.size() && pins[j] >= 0) {
+      cpu_sets[j] = {pins[j]};
     }
   }
   return cpu_sets;
 }
 
-// Starts every job, lets them go together, waits for them all (watching for steadystate when
-// asked: `watch` is then set). "" or why a thread could not be started (then the others were
-// stopped at the gate).
-std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vector<JobOutput>& outs,
-                        engine::SteadyWatch* watch, Results& r, std::chrono::system_clock::time_point* started_at) {
-  const auto n = static_cast<unsigned>(outs.size());
-  const std::vector<std::vector<int>> cpu_sets = job_cpus(*plan.spec, opts);
+// One member of the run, planned: its jobs' outputs (pointing into `results`), CPUs and the
+// map of blocks its writes went to.
+struct Planned {
+  JobPlan plan;
+  Results results;
+  std::vector<JobOutput> outs;
+  std::vector<std::vector<int>> cpu_sets;
+  std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+};
+
+// Starts every job of every member, lets them go together, waits for them all (watching for
+// steadystate when asked: `watch` is then set, for a run of one member). "" or why a thread
+// could not be started (then the others were stopped at the gate).
+std::string run_threads(std::vector<std::unique_ptr<Planned>>& all, const EngineOptions& opts,
+                        engine::SteadyWatch* watch, std::chrono::system_clock::time_point* started_at) {
+  unsigned n = 0;
+  for (const auto& m : all) n += static_cast<unsigned>(m->outs.size());
   engine::StartGate gate(n);
   engine::JobsDone done(n);
   std::vector<std::thread> threads;
@@ -121,11 +131,14 @@ std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vec
   std::string spawn_error;
   try {
     engine::JobStackSize stack_size;
-    for (unsigned j = 0; j < n; ++j) {
-      threads.emplace_back([&plan, &cpu_sets, &gate, &done, &opts, &outs, j] {
-        engine::job_main(plan, j, cpu_sets[j], gate, opts.stop, outs[j]);
-        done.one_done();
-      });
+    for (auto& mp : all) {
+      Planned& m = *mp;
+      for (unsigned j = 0; j < m.outs.size(); ++j) {
+        threads.emplace_back([&m, &gate, &done, &opts, j] {
+          engine::job_main(m.plan, j, m.cpu_sets[j], gate, opts.stop, m.outs[j]);
+          done.one_done();
+        });
+      }
     }
   } catch (const std::system_error& e) {
     spawn_error =
@@ -136,7 +149,10 @@ std::string run_threads(const JobPlan& plan, const EngineOptions& opts, std::vec
   if (opts.settle_ns) std::this_thread::sleep_for(std::chrono::nanoseconds(opts.settle_ns));
   bool started = gate.release(static_cast<unsigned>(threads.size()));
   *started_at = std::chrono::system_clock::now();
-  if (watch && started) r.steadystate = watch->watch(gate.start_ns() + plan.ramp_ns, plan.runtime_ns, done);
+  if (watch && started) {
+    const JobPlan& plan = all.front()->plan;
+    all.front()->results.steadystate = watch->watch(gate.start_ns() + plan.ramp_ns, plan.runtime_ns, done);
+  }
   for (auto& t : threads) t.join();
   return spawn_error;
 }
@@ -188,15 +204,18 @@ uint64_t random_run_id() {
   return (static_cast<uint64_t>(rd()) << 32) | rd();
 }
 
-}  // namespace
 
-Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
+// Validates and plans one member; its jobs are the run's first_job, first_job + 1, ...
+Result<std::unique_ptr<Planned>> plan_member(const GroupMember& m, const EngineOptions& opts, unsigned first_job) {
+  const JobSpec& spec = *m.spec;
+  const Target& target = *m.target;
   // A caller that validated this spec on this target says so (the run module: once per run).
   if (!opts.spec_validated) {
     if (auto st = validate(spec, target); !st) return make_error(st.error());
   }
-  JobPlan plan = engine::plan_jobs(spec, target, opts.region ? *opts.region : resolve_region(spec, target));
-  plan.run_id = opts.run_id ? opts.run_id : random_run_id();
+  auto p = std::make_unique<Planned>();
+  p->plan = engine::plan_jobs(spec, target, m.region ? *m.region : resolve_region(spec, target));
+  p->plan.first_job = first_job;
   const unsigned n = spec.numjobs;
   if (!target.job_paths.empty() && target.job_paths.size() < n) {
     return make_error("internal: " + std::to_string(target.job_paths.size()) + " job files for " +
@@ -204,38 +223,76 @@ Result<Results> run_jobs(const JobSpec& spec, const Target& target, const Engine
   }
   // Each job writes its statistics straight into its own JobResult: no copy afterwards, which
   // matters with thousands of jobs of ~110 KB of histograms each.
-  Results r;
-  r.jobs.resize(n);
-  std::vector<JobOutput> outs(n);
-  for (unsigned j = 0; j < n; ++j) outs[j].result = &r.jobs[j];
-  std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+  p->results.jobs.resize(n);
+  p->outs.resize(n);
+  for (unsigned j = 0; j < n; ++j) p->outs[j].result = &p->results.jobs[j];
+  p->cpu_sets = job_cpus(spec, m.cpus);
   try {
-    written_maps = make_written_maps(plan, n);
+    p->written_maps = make_written_maps(p->plan, n);
   } catch (const std::bad_alloc&) {
-    return make_error("verify: no memory for the map of written blocks (" + std::to_string(plan.nblocks_dir[1] / 8) +
-                      " bytes): lower size or set do_verify=0");
+    return make_error("verify: no memory for the map of written blocks (" +
+                      std::to_string(p->plan.nblocks_dir[1] / 8) + " bytes): lower size or set do_verify=0");
   }
+  return p;
+}
+
+// What a member's jobs did, into its Results: errors, totals, notes, the verify pass.
+Status finish_member(Planned& m, const EngineOptions& opts, std::chrono::system_clock::time_point started_at) {
+  if (std::string e = jobs_error(m.outs); !e.empty()) return make_error(e);
+  Results& r = m.results;
+  r.started_at = iso8601_utc(started_at);
+  merge_jobs(m.plan, m.outs, r);
+  r.verified = m.plan.verify_reads;
+  if (m.plan.track_writes && !r.interrupted) {
+    if (opts.before_verify) opts.before_verify();
+    verify_pass(m.plan, m.written_maps, opts.stop, r);
+  }
+  r.aggregate();
+  return Ok{};
+}
+
+}  // namespace
+
+Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts) {
+  if (members.empty()) return make_error("internal: a run of no jobs");
+  std::vector<std::unique_ptr<Planned>> all;
+  unsigned first_job = 0;
+  for (const auto& m : members) {
+    auto p = plan_member(m, opts, first_job);
+    if (!p) return make_error(p.error());
+    first_job += m.spec->numjobs;
+    all.push_back(std::move(*p));
+  }
+  const uint64_t run_id = opts.run_id ? opts.run_id : random_run_id();
+  for (auto& m : all) m->plan.run_id = run_id;
   std::unique_ptr<engine::SteadyWatch> watch;
-  if (plan.steady) {
-    watch = std::make_unique<engine::SteadyWatch>(spec.steadystate, n);
+  if (all.front()->plan.steady) {
+    if (all.size() > 1) return make_error("steadystate over jobs that differ, run at once, is not implemented");
+    Planned& m = *all.front();
+    const auto n = static_cast<unsigned>(m.outs.size());
+    watch = std::make_unique<engine::SteadyWatch>(m.plan.spec->steadystate, n);
     for (unsigned j = 0; j < n; ++j) {
-      outs[j].totals = watch->totals(j);
-      outs[j].steady_stop = watch->stop_second();
+      m.outs[j].totals = watch->totals(j);
+      m.outs[j].steady_stop = watch->stop_second();
     }
   }
   std::chrono::system_clock::time_point started_at;
-  if (std::string e = run_threads(plan, opts, outs, watch.get(), r, &started_at); !e.empty()) return make_error(e);
-  if (std::string e = jobs_error(outs); !e.empty()) return make_error(e);
-
-  r.started_at = iso8601_utc(started_at);
-  merge_jobs(plan, outs, r);
-  r.verified = plan.verify_reads;
-  if (plan.track_writes && !r.interrupted) {
-    if (opts.before_verify) opts.before_verify();
-    verify_pass(plan, written_maps, opts.stop, r);
+  if (std::string e = run_threads(all, opts, watch.get(), &started_at); !e.empty()) return make_error(e);
+  std::vector<Results> out;
+  out.reserve(all.size());
+  for (size_t k = 0; k < all.size(); ++k) {
+    if (auto st = finish_member(*all[k], opts, started_at); !st) {
+      return make_error(all.size() > 1 ? "job '" + all[k]->plan.spec->name + "': " + st.error() : st.error());
+    }
+    out.push_back(std::move(all[k]->results));
   }
-  r.aggregate();
-  return r;
+  return out;
+}
+
+Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts) {
+  auto r = run_group({GroupMember{&spec, &target, opts.region, opts.cpus}}, opts);
+  if (!r) return make_error(r.error());
+  return std::move(r->front());
 }
 
 }  // namespace diskprobe

@@ -26,7 +26,7 @@ namespace diskprobe::engine {
 class Workload {
  public:
   Workload(const JobPlan& p, unsigned job, JobResult& out)
-      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, job)), out_(out), window_(p.runtime_ns) {
+      : p_(p), spec_(*p.spec), rng_(seed(*p.spec, p.first_job + job)), out_(out), window_(p.runtime_ns) {
     mixed_ = spec_.rw == RwMode::RandRW || spec_.rw == RwMode::ReadWrite;
     random_ = is_random(spec_.rw);
     writes_only_ = !does_reads(spec_.rw);

@@ -39,6 +39,8 @@ json to_json(const JobSpec& s) {
           {"runtime_s", s.runtime_s},
           {"time_based", s.time_based},
           {"ramp_time_s", s.ramp_time_s},
+          {"startdelay_s", s.startdelay_s},
+          {"loops", s.loops},
           {"offset_bytes", s.offset},
           {"size_bytes", s.size},
           {"direct", s.direct},

@@ -132,6 +132,11 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
   } else {
     under_a_microsecond(spec.ramp_time_s, "ramp_time", "no ramp", "ramp_time=0", problems);
   }
+  if (!(spec.startdelay_s >= 0) || !std::isfinite(spec.startdelay_s) || spec.startdelay_s > kMaxSeconds) {
+    problems.push_back("startdelay " + std::to_string(spec.startdelay_s) +
+                       " s is not a delay from 0 to 24 h: use startdelay=0");
+  }
+  if (spec.loops < 1) problems.push_back("loops 0 runs nothing: use loops=1 or more");
 }
 
 // rate_iops and rate cap the same direction in two ways; fio would take rate silently.

@@ -231,8 +231,8 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
     std::vector<std::string> args;
     std::vector<std::string> said;
   } cases[] = {
-      {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--loops=2", "--zonemode=zbd"},
-       {"2 options are not implemented", "loops=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
+      {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--thinktime=2", "--zonemode=zbd"},
+       {"2 options are not implemented", "thinktime=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
       {{"--filename=" + loop.path(), "--name=writer", "--rw=write", "--name=reader", "--rw=randread"},
        {"2 jobs run at the same time ('writer', 'reader'; no stonewall between them)", "--section NAME"}},
       {{"--name=a", "--filename=" + loop.path(), "--name=b", "--stonewall", "--filename=/dev/null"},

@@ -404,3 +404,89 @@ TEST_CASE("engine: io_uring's batched fill writes the blocks in the order and nu
   CHECK(written > 0);
   CHECK(differ == 0);
 }
+
+// fio's jobs without stonewall between them: a writer and a reader of other shapes at once,
+// each counted apart, both started by one gate.
+TEST_CASE("engine: run_group runs different jobs at the same time, each with its own figures") {
+  SKIP_WITHOUT_URING();
+  TempFile file(8 << 20);
+  JobSpec writer = quick_spec(RwMode::Write);
+  writer.name = "writer";
+  writer.bs = 64 << 10;
+  writer.iodepth = 2;
+  writer.time_based = false;
+  writer.runtime_s = 0;
+  writer.size = 4 << 20;  // the first half, once: 64 I/Os
+  JobSpec reader = quick_spec(RwMode::RandRead);
+  reader.name = "reader";
+  reader.engine = EngineKind::Sync;
+  reader.time_based = false;
+  reader.runtime_s = 0;
+  reader.offset = 4 << 20;  // the second half, every 4k block once: 1024 I/Os
+  reader.size = 4 << 20;
+  reader.numjobs = 2;
+  const Target t = file.target();
+  auto r = run_group({GroupMember{&writer, &t, std::nullopt, {}}, GroupMember{&reader, &t, std::nullopt, {}}},
+                     EngineOptions{});
+  INFO((r.ok() ? std::string() : r.error()));
+  REQUIRE(r.ok());
+  REQUIRE(r->size() == 2);
+  const Results& w = (*r)[0];
+  const Results& rd = (*r)[1];
+  CHECK(w.write.ios == 64);
+  CHECK(w.read.ios == 0);
+  check_consistent(w.write, 64 << 10);
+  REQUIRE(rd.jobs.size() == 2);
+  CHECK(rd.read.ios == 2 * 1024);
+  CHECK(rd.write.ios == 0);
+  // Two members' clones are the group's jobs 0, 1, 2: the readers' offsets are not the writer's
+  // seed, and not each other's.
+  CHECK(rd.jobs[0].job == 0);
+  CHECK(rd.jobs[1].job == 1);
+  CHECK(w.started_at == rd.started_at);
+}
+
+TEST_CASE("engine: startdelay holds a job's first I/O back; loops repeats a size-bounded job") {
+  SKIP_WITHOUT_URING();
+  TempFile file(1 << 20);
+  JobSpec first = quick_spec(RwMode::Read);
+  first.time_based = false;
+  first.runtime_s = 0;
+  first.loops = 3;  // 3 passes over 1 MiB of 4k: 768 reads
+  JobSpec late = first;
+  late.loops = 1;
+  late.startdelay_s = 0.3;
+  const Target t = file.target();
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_group({GroupMember{&first, &t, std::nullopt, {}}, GroupMember{&late, &t, std::nullopt, {}}},
+                     EngineOptions{});
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(r.ok());
+  CHECK((*r)[0].read.ios == 768);
+  CHECK((*r)[1].read.ios == 256);
+  CHECK(took >= 0.3);
+  // The delay is not the late job's runtime: it counts from its first I/O.
+  CHECK((*r)[1].runtime_s < 0.3);
+}
+
+TEST_CASE("engine: a stop during startdelay ends the job before its first I/O") {
+  SKIP_WITHOUT_URING();
+  TempFile file(1 << 20);
+  JobSpec late = quick_spec(RwMode::Read);
+  late.startdelay_s = 30;
+  std::atomic<bool> stop{false};
+  EngineOptions opts;
+  opts.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_jobs(late, file.target(), opts);
+  stopper.join();
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE(r.ok());
+  CHECK(r->interrupted);
+  CHECK(r->read.ios == 0);
+  CHECK(took < 5);
+}

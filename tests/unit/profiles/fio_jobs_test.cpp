@@ -224,6 +224,23 @@ TEST_CASE("fio options as JobSpecs: fio's defaults, aliases, groups", "[fio]") {
   CHECK(jobs.jobs[4].groupid == 2);
 }
 
+TEST_CASE("fio's startdelay and loops are the job's; fio's defaults are none and once", "[fio]") {
+  auto in = read_command_line({"--filename=/dev/loop9", "--name=a", "--name=b", "--startdelay=4", "--loops=3",
+                               "--name=c", "--startdelay=1500ms", "--name=d", "--startdelay=2-5"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  CHECK(jobs.unsupported.empty());
+  REQUIRE(jobs.jobs.size() == 4);
+  CHECK(jobs.jobs[0].spec.startdelay_s == 0);
+  CHECK(jobs.jobs[0].spec.loops == 1);
+  CHECK(jobs.jobs[1].spec.startdelay_s == 4);
+  CHECK(jobs.jobs[1].spec.loops == 3);
+  CHECK(jobs.jobs[2].spec.startdelay_s == 1.5);
+  REQUIRE(jobs.errors.size() == 1);
+  CHECK(jobs.errors[0].find("job 'd': startdelay=2-5: use") != std::string::npos);
+}
+
 TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolute one too, as fio lays it out", "[fio]") {
   auto in = read_command_line({"--directory=/srv/d", "--name=a", "--filename=f1", "--name=b", "--filename=/x/f2",
                                "--name=c"},
@@ -255,13 +272,13 @@ TEST_CASE("fio's bsrange of one size is that block size; a real range is refused
 }
 
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
-  auto in = read_command_line({"--name=a", "--loops=2", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
+  auto in = read_command_line({"--name=a", "--thinktime=10", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
                               test_env());
   REQUIRE(in);
   auto jobs = to_jobs(*in);
   REQUIRE(jobs.unsupported.size() == 4);
-  CHECK(jobs.unsupported[0].option == "loops=2");
+  CHECK(jobs.unsupported[0].option == "thinktime=10");
   CHECK(jobs.unsupported[0].job == "a");
   CHECK(jobs.unsupported[0].where == "argument 2");
   CHECK(jobs.unsupported[1].why.find("rw=<op>:<n>") != std::string::npos);

@@ -52,4 +52,17 @@ struct EngineOptions {
 
 Result<Results> run_jobs(const JobSpec& spec, const Target& target, const EngineOptions& opts);
 
+// fio's jobs with no stonewall between them: different specs (rw, bs, iodepth, region, rate,
+// engine, startdelay) run at the same time, every job of every member behind one start gate.
+// Each member's numjobs clones run as in run_jobs, on its own CPUs and region (opts.cpus and
+// opts.region are not read); the Results come back in the members' order. steadystate is for
+// a run of one member.
+struct GroupMember {
+  const JobSpec* spec = nullptr;
+  const Target* target = nullptr;
+  std::optional<Region> region;  // unset = resolve_region(spec, target)
+  std::vector<int> cpus;         // cpus[j] for the member's job j; empty or -1 = unpinned
+};
+Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts);
+
 }  // namespace diskprobe

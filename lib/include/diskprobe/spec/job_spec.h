@@ -98,6 +98,10 @@ struct JobSpec {
   double runtime_s = 30;            // 0 = until size is done
   bool time_based = true;           // loop over the region until runtime ends
   double ramp_time_s = 0;           // excluded from statistics
+  // fio's startdelay: this job's first I/O waits this long after the start of the jobs it runs
+  // with (its runtime counts from then).
+  double startdelay_s = 0;
+  uint32_t loops = 1;               // fio's loops: a size-bounded job does its bytes this many times
   uint64_t offset = 0;              // start of the region, bytes
   uint64_t size = 0;                // length of the region, bytes; 0 = to the end
   bool direct = true;
