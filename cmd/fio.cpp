@@ -2,6 +2,8 @@
 // (profiles/fio_jobs.h), from fio's defaults (profiles/fio_spec.h), with the target through the
 // preflight and the host restored, as `run` does. What is not implemented is refused by name
 // before anything is read or written (exit 2).
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
@@ -36,8 +38,8 @@ fio's syntax: --opt=val, -opt=val, --opt val; options before the first --name ar
 ${VAR}, $ncpus, $mb_memory, $pagesize and (arithmetic). fio's flags taken: --output FILE,
 --output-format normal|json|json+, --parse-only, --section NAME, --readonly, --eta, --help,
 --version. An option diskprobe does not implement is refused by name with its job (exit 2).
-Jobs behind stonewall run one after another on one device; several jobs at the same time are
-not implemented yet (refused by name; run each with --section NAME).
+Jobs run as fio groups them: those between two stonewalls at the same time, behind one start
+(startdelay holds a job back), the groups one after another, all on one device.
 )";
 
 struct Flags {
@@ -108,17 +110,27 @@ std::string target_of(const fio::FioJob& j) {
   return j.filenames.empty() ? "directory " + j.spec.directory : j.filenames.front();
 }
 
-// What diskprobe fio runs today: jobs one after another (each numjobs clones of one job), on
-// one target. Anything else is refused by name, before any device is read.
+// What diskprobe fio runs today: groups of jobs one after another, the jobs of each at the same
+// time, all on one device (or one job on files). Anything else is refused by name, before any
+// device is read.
 std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
   for (const auto& phase : phases_of(jobs)) {
     if (phase.size() < 2) continue;
-    std::string names;
-    for (size_t k = 0; k < phase.size() && k < 4; ++k) names += (k ? ", " : "") + ("'" + excerpt(jobs.jobs[phase[k]].name) + "'");
-    if (phase.size() > 4) names += ", ...";
-    return std::to_string(phase.size()) + " jobs run at the same time (" + names +
-           "; no stonewall between them): several different jobs at once are not implemented; jobs behind "
-           "stonewall run one after another, or run each on its own (--section NAME)";
+    for (size_t k : phase) {
+      const fio::FioJob& j = jobs.jobs[k];
+      // group_reporting sums a group: one job's numjobs clones are summed, different jobs not yet.
+      const bool shared = std::any_of(phase.begin(), phase.end(), [&](size_t o) {
+        return o != k && jobs.jobs[o].groupid == j.groupid;
+      });
+      if (j.spec.group_reporting && shared) {
+        return "job '" + excerpt(j.name) + "': group_reporting over different jobs run at the same time is not "
+               "implemented (each job is reported on its own without it; numjobs clones of one job are summed with it)";
+      }
+      if (j.spec.steadystate.enabled()) {
+        return "job '" + excerpt(j.name) + "': steadystate in a job run at the same time as other jobs is not "
+               "implemented: put stonewall before it, or run it on its own (--section NAME)";
+      }
+    }
   }
   for (const auto& j : jobs.jobs) {
     if (j.spec.verify != VerifyKind::None && j.spec.do_verify && does_writes(j.spec.rw)) {
@@ -141,16 +153,17 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
       }
     }
     if (first.filenames.empty()) {
-      return "jobs one after another on files in a directory are not implemented (a device is): run each on its own "
+      return "several jobs on files in a directory are not implemented (on a device they are): run each on its own "
              "(--section NAME)";
     }
   }
   return std::nullopt;
 }
 
-// Jobs behind stonewall on one device: one preflight (write mode when any job writes), one
-// claim, each job a phase with its own groupid; one report of them all, as fio writes it.
-int run_in_sequence(const Args& a, fio::Jobs& jobs, OutputFormat format, const SysRoot& root) {
+// Several jobs on one device: one preflight (write mode when any job writes), one claim; each
+// group of jobs between two stonewalls a phase, its jobs at the same time; one report of them
+// all, as fio writes it, each job under its own groupid.
+int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, const SysRoot& root) {
   for (const auto& j : jobs.jobs) {
     if (auto st = validate_on_host(j.spec, root); !st) return fail(kUsage, "job '" + excerpt(j.name) + "': " + st.error());
   }
@@ -163,11 +176,18 @@ int run_in_sequence(const Args& a, fio::Jobs& jobs, OutputFormat format, const S
   }
   auto outputs = CliOutputs::open(a, root, *mode_spec, format);
   if (!outputs) return fail(kUsage, outputs.error());
+  const auto phases = phases_of(jobs);
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
-    if (done.size() == jobs.jobs.size()) return std::nullopt;
-    const fio::FioJob& j = jobs.jobs[done.size()];
-    spdlog::info("job {}/{}: {} (groupid {})", done.size() + 1, jobs.jobs.size(), j.name, j.groupid);
-    return run::Phase{j.name, j.spec, {}};
+    if (done.size() == phases.size()) return std::nullopt;
+    const auto& members = phases[done.size()];
+    const fio::FioJob& j = jobs.jobs[members.front()];
+    std::string names;
+    for (size_t k : members) names += (names.empty() ? "" : ", ") + jobs.jobs[k].name;
+    spdlog::info("{} {}/{}: {}{}", members.size() > 1 ? "jobs at once" : "job", done.size() + 1, phases.size(), names,
+                 members.size() > 1 ? "" : " (groupid " + std::to_string(j.groupid) + ")");
+    run::Phase phase{j.name, j.spec, {}, {}};
+    for (size_t k = 1; k < members.size(); ++k) phase.also.push_back(jobs.jobs[members[k]].spec);
+    return phase;
   };
   DeferredOutputs deferred;
   SystemSteps system(root, preflight_options(a, /*hold=*/true), journal_dir());
@@ -177,16 +197,20 @@ int run_in_sequence(const Args& a, fio::Jobs& jobs, OutputFormat format, const S
     return render_end(end);
   }
   std::vector<const RunReport*> reports;
-  std::string text;
   for (size_t i = 0; i < ended.phases.size(); ++i) {
-    RunReport& r = ended.phases[i].report;
-    r.groupid = jobs.jobs[i].groupid;
-    reports.push_back(&r);
-    text += render_text(r) + "\n";
+    auto& ph = ended.phases[i];
+    const auto& members = phases[i];
+    ph.report.groupid = jobs.jobs[members[0]].groupid;
+    reports.push_back(&ph.report);
+    for (size_t k = 0; k < ph.also.size(); ++k) {
+      ph.also[k].groupid = jobs.jobs[members[k + 1]].groupid;
+      reports.push_back(&ph.also[k]);
+    }
   }
+  const std::string text = render_fio_text(reports);
   std::string formatted = text;
   if (format == OutputFormat::FioJson || format == OutputFormat::FioJsonPlus) {
-    formatted = to_fio_json(reports, format == OutputFormat::FioJsonPlus).dump(2) + "\n";
+    formatted = to_fio_json(reports, format == OutputFormat::FioJsonPlus, FioGroups::ByReport).dump(2) + "\n";
   }
   if (auto st = outputs->write(formatted, text, ""); !st) return fail(kRuntime, st.error());
   return render_end(end);
@@ -244,7 +268,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
   a.notes = jobs.notes;
   a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
-  if (jobs.jobs.size() > 1) return run_in_sequence(a, jobs, flags->format, root);
+  if (jobs.jobs.size() > 1) return run_jobs_on_device(a, jobs, flags->format, root);
   return run_spec(a, std::move(job.spec), flags->format, root);
 }
 

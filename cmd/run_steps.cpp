@@ -45,6 +45,18 @@ Result<Results> SystemEngine::run(const JobSpec& spec, const Target& target, con
   return run_jobs(spec, target, opts);
 }
 
+Result<std::vector<Results>> SystemEngine::run_group(const std::vector<GroupMember>& members,
+                                                     const EngineOptions& opts, const BlockDevice* dev) {
+  // The progress line follows the longest-planned member.
+  const JobSpec* longest = members.front().spec;
+  for (const auto& m : members) {
+    if (m.spec->runtime_s + m.spec->startdelay_s > longest->runtime_s + longest->startdelay_s) longest = m.spec;
+  }
+  std::optional<ProgressLine> progress;
+  if (dev) progress.emplace(root_, *dev, *longest);
+  return diskprobe::run_group(members, opts);
+}
+
 Result<std::vector<safety::ByteRange>> SystemZeroing::zero(const safety::Checked& c, const Region& region) {
   auto zeroed = safety::zero_edges(c.hold, c.device.path, c.device.size_bytes, region);
   if (!zeroed) return zeroed;

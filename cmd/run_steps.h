@@ -45,6 +45,8 @@ class SystemEngine : public run::Engine {
   explicit SystemEngine(const SysRoot& root) : root_(root) {}
   Result<Results> run(const JobSpec& spec, const Target& target, const EngineOptions& opts,
                       const BlockDevice* dev) override;
+  Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts,
+                                         const BlockDevice* dev) override;
 
  private:
   const SysRoot& root_;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/base/units.h"
@@ -23,6 +24,7 @@ struct Applied {
 struct State {
   FioJob& job;
   std::vector<std::string>& notes;
+  std::optional<uint64_t> filesize = std::nullopt;  // fio's filesize, settled after the job's options
 };
 
 using Setter = std::function<Applied(State&, const std::string& value, bool bare)>;
@@ -121,6 +123,23 @@ Applied set_stonewall(State& s, const std::string& v, bool bare) {
 
 Applied set_new_group(State& s, const std::string& v, bool bare) {
   s.job.new_group = truthy(v, bare);
+  return {};
+}
+
+// fio's wait_for=NAME: a job defined before this one (checked once all jobs are read).
+Applied set_wait_for(State& s, const std::string& v, bool) {
+  s.job.spec.wait_for = v;
+  return {};
+}
+
+// fio's filesize: one size, the file's (on a device: the region's, when size says nothing).
+Applied set_filesize(State& s, const std::string& v, bool) {
+  if (v.find('-') != std::string::npos || v.find(':') != std::string::npos) {
+    return {"", "filesize with a range (random file sizes) is not implemented"};
+  }
+  auto n = parse_size(v);
+  if (!n) return {"use a size like 128m", ""};
+  s.filesize = *n;
   return {};
 }
 
@@ -229,6 +248,8 @@ const std::map<std::string, Setter>& table() {
       {"kb_base", only("1024", "kb_base=1000 (decimal units) is not implemented")},
       {"startdelay", field("startdelay")},
       {"loops", field("loops")},
+      {"wait_for", set_wait_for},
+      {"filesize", set_filesize},
       {"unit_base", only("0", "unit_base is not implemented")},
   };
   return t;
@@ -286,6 +307,25 @@ Jobs to_jobs(const Input& in) {
       if (!a.error.empty()) {
         out.errors.push_back(o.where + ": job '" + j.name + "': " + o.key + "=" + excerpt(o.value.value_or("")) + ": " +
                              a.error);
+      }
+    }
+    if (st.filesize) {
+      // One file: its size is the region fio's size would give; size and filesize both is two.
+      if (job.spec.size || job.spec.size_percent) {
+        out.unsupported.push_back({job.name, j.where, "filesize=" + std::to_string(*st.filesize),
+                                   "filesize beside size (files of one size, the job's bytes another) is not implemented"});
+      } else if (job.filenames.size() > 1) {
+        out.unsupported.push_back({job.name, j.where, "filesize=" + std::to_string(*st.filesize),
+                                   "filesize over several files is not implemented"});
+      } else {
+        job.spec.size = *st.filesize;
+      }
+    }
+    if (!job.spec.wait_for.empty()) {
+      bool before = std::any_of(out.jobs.begin(), out.jobs.end(), [&](const FioJob& o) { return o.name == job.spec.wait_for; });
+      if (!before) {
+        out.errors.push_back(j.where + ": job '" + j.name + "': wait_for=" + excerpt(job.spec.wait_for) +
+                             ": no job of that name before it (wait_for names an earlier job)");
       }
     }
     // fio lays a job without filename or directory out as NAME.N.0 in the working directory.

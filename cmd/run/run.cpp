@@ -5,6 +5,7 @@
 
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <variant>
 
 #include <spdlog/spdlog.h>
@@ -190,24 +191,80 @@ RunReport report_for(const Request& req, const Steps& steps, const safety::Check
 // not yet checked), or why it ended before the engine gave one.
 struct Measured {
   RunReport report;
+  std::vector<RunReport> also;  // the jobs run at the same time, in order
   bool zeroed = true;
 };
 
-// Plan, validate, apply, recheck, engine, zero (when `spec` writes; with `zero_now` false the
-// region joins `unzeroed` for the caller to zero), restore. `mode` is the preflight's: only a
-// write-mode preflight holds a claim to recheck through.
+// What the tuner plans for jobs run at once: the first spec's settings, a pin for every job.
+JobSpec planned_together(const JobSpec& spec, const std::vector<JobSpec>& also) {
+  JobSpec all = spec;
+  for (const auto& s : also) all.numjobs += s.numjobs;
+  return all;
+}
+
+// The engine on `specs` (one, or several at once: run_group), job k of the plan on cpus[k].
+Result<std::vector<Results>> run_engine(const Steps& steps, const std::vector<JobSpec>& specs,
+                                        const std::vector<Region>& regions, const Target& target,
+                                        EngineOptions opts, const BlockDevice& dev) {
+  if (specs.size() == 1) {
+    opts.region = regions[0];
+    auto one = steps.engine.run(specs[0], target, opts, &dev);
+    if (!one) return make_error(one.error());
+    std::vector<Results> all;
+    all.push_back(std::move(*one));
+    return all;
+  }
+  std::vector<GroupMember> members;
+  size_t first = 0;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const size_t n = specs[k].numjobs;
+    std::vector<int> cpus(n, -1);
+    for (size_t j = 0; j < n && first + j < opts.cpus.size(); ++j) cpus[j] = opts.cpus[first + j];
+    first += n;
+    // wait_for names a job run at once before this one; one of an earlier group has ended.
+    int wait_for = -1;
+    for (size_t w = 0; w < k && !specs[k].wait_for.empty(); ++w) {
+      if (specs[w].name == specs[k].wait_for) {
+        wait_for = static_cast<int>(w);
+        break;
+      }
+    }
+    members.push_back({&specs[k], &target, regions[k], std::move(cpus), wait_for});
+  }
+  return steps.engine.run_group(members, opts, &dev);
+}
+
+// Plan, validate, apply, recheck, engine, zero (when a spec writes; with `zero_now` false the
+// regions join `unzeroed` for the caller to zero), restore. `also` run at the same time as
+// `spec`. `mode` is the preflight's: only a write-mode preflight holds a claim to recheck through.
 std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, const safety::Checked& checked,
-                                      safety::Mode mode, const JobSpec& spec, Unzeroed& unzeroed,
-                                      bool zero_now) {
+                                      safety::Mode mode, const JobSpec& spec, const std::vector<JobSpec>& also,
+                                      Unzeroed& unzeroed, bool zero_now) {
   const BlockDevice& dev = checked.device;
   const Target target = target_of(steps, dev);
-  auto plan = steps.tuner.plan(dev, spec);
+  const JobSpec asked = also.empty() ? spec : planned_together(spec, also);
+  auto plan = steps.tuner.plan(dev, asked);
   if (!plan) return stop(Outcome::SetupFailed, plan.error());
-  // The one validation of the run: of the spec the engine gets (the plan sets numjobs), on
+  // The one validation of the run: of the specs the engine gets (the plan sets numjobs), on
   // the target it gets, before any setting changes; the engine is told, and does not repeat it.
-  const JobSpec run_spec = plan_spec(spec, *plan);
-  if (auto st = validate(run_spec, target); !st) return stop(Outcome::BadInput, st.error());
-  const Region region = resolve_region(run_spec, target);
+  std::vector<JobSpec> run_specs;
+  if (also.empty()) {
+    run_specs.push_back(plan_spec(spec, *plan));
+  } else {
+    if (plan->numjobs < asked.numjobs) {
+      return stop(Outcome::BadInput, "the " + std::to_string(asked.numjobs) + " jobs run at once need one CPU each, " +
+                                         "and " + std::to_string(plan->numjobs) + " are there: lower numjobs");
+    }
+    run_specs.push_back(spec);
+    run_specs.insert(run_specs.end(), also.begin(), also.end());
+  }
+  std::vector<Region> regions;
+  for (const auto& s : run_specs) {
+    if (auto st = validate(s, target); !st) {
+      return stop(Outcome::BadInput, also.empty() ? st.error() : "job '" + excerpt(s.name) + "': " + st.error());
+    }
+    regions.push_back(resolve_region(s, target));
+  }
   if (auto refusal = req.strict ? strict_refusal(*plan) : std::nullopt) return stop(Outcome::BadInput, *refusal);
   for (const auto& n : plan->notes) spdlog::info("{}", n);
   for (const auto& adv : plan->advice) spdlog::info("advice: {}", adv);
@@ -226,16 +283,20 @@ std::variant<Measured, Ended> measure(const Request& req, const Steps& steps, co
   EngineOptions opts;
   opts.cpus = plan->cpus;
   opts.stop = req.stop;
-  opts.region = region;
   opts.settle_ns = kSettleAfterOwnIoNs;  // the preflight has just read the device
   opts.spec_validated = true;
-  auto results = steps.engine.run(run_spec, target, opts, &dev);
+  auto results = run_engine(steps, run_specs, regions, target, opts, dev);
   auto after = steps.host.counters(dev);
-  if (does_writes(run_spec.rw)) unzeroed.wrote(region, dev.size_bytes);
+  for (size_t k = 0; k < run_specs.size(); ++k) {
+    if (does_writes(run_specs[k].rw)) unzeroed.wrote(regions[k], dev.size_bytes);
+  }
   bool zeroed = !zero_now || unzeroed.zero(steps.zeroing, checked);
   if (!results) return stop(Outcome::EngineFailed, results.error());
-  if (before && after) results->disk = disk_stats_delta(*before, *after);
-  Measured m{report_for(req, steps, checked, *plan, run_spec, std::move(*results)), zeroed};
+  if (before && after) results->front().disk = disk_stats_delta(*before, *after);
+  Measured m{report_for(req, steps, checked, *plan, run_specs[0], std::move(results->front())), {}, zeroed};
+  for (size_t k = 1; k < run_specs.size(); ++k) {
+    m.also.push_back(report_for(req, steps, checked, *plan, run_specs[k], std::move((*results)[k])));
+  }
   if (auto st = steps.tuner.restore(); !st) spdlog::error("error: {}", st.error());
   return m;
 }
@@ -258,7 +319,7 @@ std::optional<Ended> unfinished(const Request& req, const BlockDevice& dev, cons
 // From the held, safe device to the report.
 Ended run_checked(const Request& req, const Steps& steps, const safety::Checked& checked, safety::Mode mode) {
   Unzeroed unzeroed;
-  auto measured = measure(req, steps, checked, mode, req.spec, unzeroed, /*zero_now=*/true);
+  auto measured = measure(req, steps, checked, mode, req.spec, {}, unzeroed, /*zero_now=*/true);
   if (auto* end = std::get_if<Ended>(&measured)) return *end;
   auto& m = std::get<Measured>(measured);
   Ended end = report_and_end(req, steps, m.report, "");
@@ -285,25 +346,28 @@ PhasesEnded each_phase(const Request& req, const Steps& steps, const safety::Che
     }
     auto phase = next(out.phases);
     if (!phase) break;
-    if (mode == safety::Mode::Read && does_writes(phase->spec.rw)) {
+    const bool writes = does_writes(phase->spec.rw) ||
+                        std::any_of(phase->also.begin(), phase->also.end(), [](const JobSpec& s) { return does_writes(s.rw); });
+    if (mode == safety::Mode::Read && writes) {
       out.end = stop(Outcome::BadInput, "phase \"" + phase->name +
                                             "\" writes, but the device was checked for reading only: nothing was "
                                             "written (the request's spec decides the preflight's mode)");
       return out;
     }
-    auto measured = measure(req, steps, checked, mode, phase->spec, unzeroed, /*zero_now=*/false);
+    auto measured = measure(req, steps, checked, mode, phase->spec, phase->also, unzeroed, /*zero_now=*/false);
     if (auto* end = std::get_if<Ended>(&measured)) {
       out.end = *end;
       return out;
     }
     auto& m = std::get<Measured>(measured);
     m.report.expectations = check_expectations(phase->expectations, m.report.results);
-    out.phases.push_back({std::move(*phase), m.report});
+    out.phases.push_back({std::move(*phase), m.report, m.also});
     if (auto cut = unfinished(req, checked.device, m)) {
       out.end = *cut;
       return out;
     }
     Ended end = measured_outcome(m.report);
+    for (size_t k = 0; k < m.also.size() && end.why == Outcome::Ok; ++k) end = measured_outcome(m.also[k]);
     if (end.why != Outcome::Ok && end.why != Outcome::ExpectationsUnmet) {
       out.end = end;
       return out;

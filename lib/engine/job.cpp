@@ -115,6 +115,16 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
   out.arrived = true;
   uint64_t t0 = gate.arrive(false);
   if (t0 == 0) return;  // another job could not start
+  if (plan.wait_for) {
+    // fio's wait_for: from the end of the job waited for, then its startdelay.
+    while (!plan.wait_for->wait_until(now_ns() + kMaxPacedSleepNs)) {
+      if (stop && stop->load(std::memory_order_relaxed)) {
+        out.stopped = true;
+        return;
+      }
+    }
+    t0 = now_ns();
+  }
   if (plan.start_delay_ns) {
     if (!wait_until(t0 + plan.start_delay_ns, stop)) {
       out.stopped = true;  // stopped before its first I/O: nothing to count

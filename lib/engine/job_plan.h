@@ -15,6 +15,8 @@
 
 namespace diskprobe::engine {
 
+class JobsDone;
+
 constexpr size_t kBufferAlign = kDirectAlign;
 
 // A submission cap above any batch: every free slot in one io_uring_enter.
@@ -49,6 +51,7 @@ struct JobPlan {
   // The first of this plan's jobs among all the jobs started together (run_group): job j of the
   // plan is the group's job first_job + j, which seeds its random offsets (fio's thread_number).
   unsigned first_job = 0;
+  JobsDone* wait_for = nullptr;  // wait_for: these jobs start once every job counted there ended
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
   size_t seconds_capacity = 0;  // per-second slots preallocated
   uint32_t slots = 1;           // I/Os in flight per job

@@ -115,6 +115,7 @@ struct Planned {
   std::vector<JobOutput> outs;
   std::vector<std::vector<int>> cpu_sets;
   std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
+  std::unique_ptr<engine::JobsDone> done;  // counts this member's jobs down as they end
 };
 
 // Starts every job of every member, lets them go together, waits for them all (watching for
@@ -136,6 +137,7 @@ std::string run_threads(std::vector<std::unique_ptr<Planned>>& all, const Engine
       for (unsigned j = 0; j < m.outs.size(); ++j) {
         threads.emplace_back([&m, &gate, &done, &opts, j] {
           engine::job_main(m.plan, j, m.cpu_sets[j], gate, opts.stop, m.outs[j]);
+          m.done->one_done();
           done.one_done();
         });
       }
@@ -227,6 +229,7 @@ Result<std::unique_ptr<Planned>> plan_member(const GroupMember& m, const EngineO
   p->outs.resize(n);
   for (unsigned j = 0; j < n; ++j) p->outs[j].result = &p->results.jobs[j];
   p->cpu_sets = job_cpus(spec, m.cpus);
+  p->done = std::make_unique<engine::JobsDone>(n);
   try {
     p->written_maps = make_written_maps(p->plan, n);
   } catch (const std::bad_alloc&) {
@@ -260,6 +263,12 @@ Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, 
   for (const auto& m : members) {
     auto p = plan_member(m, opts, first_job);
     if (!p) return make_error(p.error());
+    if (m.wait_for >= 0) {
+      if (static_cast<size_t>(m.wait_for) >= all.size()) {
+        return make_error("internal: job '" + m.spec->name + "' waits for a job that does not start before it");
+      }
+      (*p)->plan.wait_for = all[static_cast<size_t>(m.wait_for)]->done.get();
+    }
     first_job += m.spec->numjobs;
     all.push_back(std::move(*p));
   }

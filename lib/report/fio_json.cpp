@@ -318,32 +318,32 @@ json to_fio_json(const RunReport& rep, bool plus) {
   return j;
 }
 
-json to_fio_json(const std::vector<const RunReport*>& runs, bool plus) {
+json to_fio_json(const std::vector<const RunReport*>& runs, bool plus, FioGroups groups) {
   json j;
   json jobs = json::array(), facts = json::array();
   json disks = json::object();  // name -> summed entry
-  std::map<std::string, double> util_time;  // name -> sum of util x the time it covers
-  double total_time = 0;
+  std::map<std::string, double> util_time, disk_time;  // name -> sum of util x the time it covers; that time
   for (size_t i = 0; i < runs.size(); ++i) {
     json one = to_fio_json(*runs[i], plus);
     if (i == 0) j = one;
     for (auto job : one["jobs"]) {
-      job["groupid"] = i;
+      if (groups == FioGroups::ByRun) job["groupid"] = i;
       jobs.push_back(std::move(job));
     }
     facts.push_back(one["diskprobe"]);
     // Each run's util is over the time its counters span; hand-made reports have runtime only.
     const DiskStats& disk = runs[i]->results.disk;
     const double t = disk.span_s > 0 ? disk.span_s : runs[i]->results.runtime_s;
-    total_time += t;
     for (const auto& d : one["disk_util"]) {
-      json& sum = disks[d["name"].get<std::string>()];
+      const std::string name = d["name"].get<std::string>();
+      json& sum = disks[name];
       if (sum.is_null()) sum = d;
       else
         for (const char* k : {"read_ios", "write_ios", "read_merges", "write_merges", "read_ticks", "write_ticks",
                               "in_queue"})
           sum[k] = sum[k].get<uint64_t>() + d[k].get<uint64_t>();
-      util_time[d["name"].get<std::string>()] += d["util"].get<double>() * t;
+      util_time[name] += d["util"].get<double>() * t;
+      disk_time[name] += t;
     }
     if (i + 1 == runs.size()) {
       for (const char* k : {"timestamp", "timestamp_ms", "time"}) j[k] = one[k];
@@ -352,7 +352,7 @@ json to_fio_json(const std::vector<const RunReport*>& runs, bool plus) {
   j["jobs"] = std::move(jobs);
   json util = json::array();
   for (auto& [name, d] : disks.items()) {
-    d["util"] = total_time > 0 ? util_time[name] / total_time : 0.0;
+    d["util"] = disk_time[name] > 0 ? util_time[name] / disk_time[name] : 0.0;
     util.push_back(d);
   }
   j["disk_util"] = std::move(util);

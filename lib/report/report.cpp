@@ -303,10 +303,12 @@ void group_line(std::string& out, const char* name, bool write, const Results& r
   const DirectionStats& d = write ? r.write : r.read;
   if (d.ios == 0) return;
   uint64_t ms = std::max<uint64_t>(runtime_ms(r.runtime_s), 1);
-  uint64_t agg = d.bytes * 1000 / ms;
   uint64_t min_bw = UINT64_MAX, max_bw = 0, min_run = UINT64_MAX, max_run = 0;
+  // fio's group line: over the jobs that did this direction (a writer beside a reader is not a
+  // reader of 0 B/s), the bandwidth over the longest of their runtimes.
   for (const auto& j : r.jobs) {
     const DirectionStats& jd = write ? j.write : j.read;
+    if (jd.ios == 0) continue;
     uint64_t jms = std::max<uint64_t>(runtime_ms(j.runtime_s), 1);
     uint64_t bw = jd.bytes * 1000 / jms;
     min_bw = std::min(min_bw, bw);
@@ -314,7 +316,8 @@ void group_line(std::string& out, const char* name, bool write, const Results& r
     min_run = std::min(min_run, jms);
     max_run = std::max(max_run, jms);
   }
-  if (r.jobs.empty()) min_bw = max_bw = agg, min_run = max_run = ms;
+  if (max_run == 0) min_bw = max_bw = d.bytes * 1000 / ms, min_run = max_run = ms;
+  const uint64_t agg = d.bytes * 1000 / max_run;
   appendf(out, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%llu-%llumsec\n", name,
           human(agg, 4, true, "B/s").c_str(), human(agg, 4, false, "B/s").c_str(),
           human(min_bw, 4, true, "B/s").c_str(), human(max_bw, 4, true, "B/s").c_str(),
@@ -636,10 +639,12 @@ void per_job_text(std::string& out, const Results& r, const JobSpec& spec, int g
   out += "all jobs:\n";
 }
 
-std::string render_text(const RunReport& rep) {
+namespace {
+
+// A job's part of fio's text: its option line, figures, latency distribution, cpu, errors.
+void job_text(std::string& out, const RunReport& rep) {
   const Results& r = rep.results;
   const JobSpec& s = rep.spec;
-  std::string out;
   uint32_t depth = s.engine == EngineKind::Sync ? 1 : s.iodepth;
   appendf(out, "%s: (g=%d): rw=%s, bs=(R) %uB-%uB, (W) %uB-%uB, (T) %uB-%uB, ioengine=%s, iodepth=%u\n",
           s.name.c_str(), rep.groupid, std::string(to_string(s.rw)).c_str(), s.bs, s.bs, s.write_bs(), s.write_bs(), s.bs, s.bs,
@@ -658,23 +663,30 @@ std::string render_text(const RunReport& rep) {
           static_cast<unsigned long long>(r.cpu.voluntary_ctx + r.cpu.involuntary_ctx));
   errors_text(out, r.errors);
   verify_text(out, r, s);
+}
 
-  appendf(out, "\nRun status group %d (all jobs):\n", rep.groupid);
+// fio's "Run status group" of the jobs in `r` (every job of the group).
+void group_text(std::string& out, int groupid, const Results& r) {
+  appendf(out, "\nRun status group %d (all jobs):\n", groupid);
   group_line(out, "   READ", false, r);
   group_line(out, "  WRITE", true, r);
+}
 
-  if (r.disk.valid) {
-    const DiskStats& d = r.disk;
-    appendf(out,
-            "\nDisk stats (read/write):\n  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, "
-            "in_queue=%llu, util=%3.2f%%\n",
-            basename_of(rep.device).c_str(), static_cast<unsigned long long>(d.read_ios),
-            static_cast<unsigned long long>(d.write_ios), static_cast<unsigned long long>(d.read_merges),
-            static_cast<unsigned long long>(d.write_merges), static_cast<unsigned long long>(d.read_ticks_ms),
-            static_cast<unsigned long long>(d.write_ticks_ms),
-            static_cast<unsigned long long>(d.time_in_queue_ms), d.util_percent);
-  }
+void disk_text(std::string& out, const std::string& device, const DiskStats& d) {
+  if (!d.valid) return;
+  appendf(out,
+          "\nDisk stats (read/write):\n  %s: ios=%llu/%llu, merge=%llu/%llu, ticks=%llu/%llu, "
+          "in_queue=%llu, util=%3.2f%%\n",
+          basename_of(device).c_str(), static_cast<unsigned long long>(d.read_ios),
+          static_cast<unsigned long long>(d.write_ios), static_cast<unsigned long long>(d.read_merges),
+          static_cast<unsigned long long>(d.write_merges), static_cast<unsigned long long>(d.read_ticks_ms),
+          static_cast<unsigned long long>(d.write_ticks_ms),
+          static_cast<unsigned long long>(d.time_in_queue_ms), d.util_percent);
+}
 
+// diskprobe's own lines after fio's: preflight, tuning, notes, steadystate, expectations.
+void footer_text(std::string& out, const RunReport& rep) {
+  const Results& r = rep.results;
   const std::string steady = steadystate_line(rep);
   bool footer = !rep.preflight.empty() || !rep.tuning.empty() || !rep.notes.empty() || r.interrupted || !steady.empty();
   if (footer) out += "\n";
@@ -693,8 +705,80 @@ std::string render_text(const RunReport& rep) {
   if (r.interrupted) {
     appendf(out,
             "interrupted: stopped early by a signal; the numbers above cover %.1f s of the planned %.1f s\n",
-            r.runtime_s, s.runtime_s);
+            r.runtime_s, rep.spec.runtime_s);
   }
+}
+
+}  // namespace
+
+std::string render_text(const RunReport& rep) {
+  std::string out;
+  job_text(out, rep);
+  group_text(out, rep.groupid, rep.results);
+  disk_text(out, rep.device, rep.results.disk);
+  footer_text(out, rep);
+  return out;
+}
+
+DiskStats merged_disk_stats(const std::vector<const RunReport*>& runs) {
+  DiskStats sum;
+  double util_time = 0;
+  for (const RunReport* rep : runs) {
+    const DiskStats& d = rep->results.disk;
+    if (!d.valid) continue;
+    sum.valid = true;
+    sum.read_ios += d.read_ios;
+    sum.read_merges += d.read_merges;
+    sum.read_ticks_ms += d.read_ticks_ms;
+    sum.write_ios += d.write_ios;
+    sum.write_merges += d.write_merges;
+    sum.write_ticks_ms += d.write_ticks_ms;
+    sum.io_ticks_ms += d.io_ticks_ms;
+    sum.time_in_queue_ms += d.time_in_queue_ms;
+    // Each run's util is over the time its counters span; hand-made reports have runtime only.
+    const double t = d.span_s > 0 ? d.span_s : rep->results.runtime_s;
+    sum.span_s += t;
+    util_time += d.util_percent * t;
+  }
+  sum.util_percent = sum.span_s > 0 ? util_time / sum.span_s : 0.0;
+  return sum;
+}
+
+std::string render_fio_text(const std::vector<const RunReport*>& runs) {
+  std::string out;
+  if (runs.empty()) return out;
+  for (const RunReport* rep : runs) job_text(out, *rep);
+  // Each group's status over all its jobs, in the order fio numbers the groups.
+  std::vector<int> groups;
+  for (const RunReport* rep : runs) {
+    if (std::find(groups.begin(), groups.end(), rep->groupid) == groups.end()) groups.push_back(rep->groupid);
+  }
+  for (int g : groups) {
+    Results all;
+    for (const RunReport* rep : runs) {
+      if (rep->groupid != g) continue;
+      all.jobs.insert(all.jobs.end(), rep->results.jobs.begin(), rep->results.jobs.end());
+      all.runtime_s = std::max(all.runtime_s, rep->results.runtime_s);
+    }
+    all.aggregate();
+    group_text(out, g, all);
+  }
+  disk_text(out, runs.front()->device, merged_disk_stats(runs));
+  // diskprobe's lines once: the first report's, with what the others add (their tuning and notes).
+  RunReport foot = *runs.front();
+  for (size_t i = 1; i < runs.size(); ++i) {
+    for (const auto& t : runs[i]->tuning) {
+      bool seen = std::any_of(foot.tuning.begin(), foot.tuning.end(), [&](const AppliedSetting& a) {
+        return a.what == t.what && a.new_value == t.new_value;
+      });
+      if (!seen) foot.tuning.push_back(t);
+    }
+    for (const auto& n : runs[i]->notes) {
+      if (std::find(foot.notes.begin(), foot.notes.end(), n) == foot.notes.end()) foot.notes.push_back(n);
+    }
+    foot.results.interrupted = foot.results.interrupted || runs[i]->results.interrupted;
+  }
+  footer_text(out, foot);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,7 +66,8 @@ fs::path examples_dir() {
 }
 
 // A copy of a fio example in `dir` with every section on the loop device (filename= after each
-// header; the example's own filename= and directory= dropped), runtime= 3 s and size= 32 MiB:
+// header; the example's own filename= and directory= dropped), runtime= 3 s, size= 32 MiB and
+// loops= 2:
 // the same jobs, shorter. The original is read, never changed.
 std::string generated_copy(const fs::path& example, const fs::path& dir, const std::string& dev) {
   std::ifstream in(example);
@@ -73,7 +75,8 @@ std::string generated_copy(const fs::path& example, const fs::path& dir, const s
   std::string line;
   static const std::regex target(R"(^\s*(filename|directory)\s*=.*)"), runtime(R"(^\s*runtime\s*=.*)"),
       size(R"(^\s*size\s*=.*)"), header(R"(^\s*\[.*\].*)"),
-      ss_dur(R"(^\s*(ss_dur|steadystate_duration)\s*=.*)"), ss_ramp(R"(^\s*(ss_ramp|steadystate_ramp_time)\s*=.*)");
+      ss_dur(R"(^\s*(ss_dur|steadystate_duration)\s*=.*)"), ss_ramp(R"(^\s*(ss_ramp|steadystate_ramp_time)\s*=.*)"),
+      loops(R"(^\s*loops\s*=.*)");
   while (std::getline(in, line)) {
     if (std::regex_match(line, target)) continue;
     // A steadystate window must fit in the runtime (diskprobe refuses one that cannot fill;
@@ -82,6 +85,7 @@ std::string generated_copy(const fs::path& example, const fs::path& dir, const s
     if (std::regex_match(line, ss_dur)) line = "ss_dur=2";
     if (std::regex_match(line, ss_ramp)) line = "ss_ramp=0";
     if (std::regex_match(line, size)) line = "size=32m";
+    if (std::regex_match(line, loops)) line = "loops=2";  // fsx's 500000 passes: two
     out << line << "\n";
     if (std::regex_match(line, header)) out << "filename=" << dev << "\n";
   }
@@ -209,6 +213,82 @@ TEST_CASE("diskprobe fio runs jobs behind stonewall one after another, each its 
   CHECK(ddoc["jobs"][1]["groupid"] == 1);
 }
 
+// fio's jobs with no stonewall between them run at the same time: a writer, a reader of another
+// shape and a late reader (startdelay) on one device, each reported on its own in group 0, as
+// fio does: the same I/O counts and bytes per job, side by side on the same device.
+TEST_CASE("diskprobe fio runs different jobs at the same time, each reported as fio reports it", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::string> line = {
+      "--filename=" + loop.path(), "--direct=1", "--size=8m", "--output-format=json",
+      "--name=writer", "--rw=write", "--bs=128k",
+      "--name=reader", "--rw=randread", "--bs=4k", "--iodepth=4", "--ioengine=io_uring", "--offset=16m",
+      "--name=late", "--rw=read", "--bs=64k", "--offset=32m", "--startdelay=1", "--loops=2",
+      "--name=after", "--stonewall", "--rw=randwrite", "--bs=16k", "--offset=48m", "--size=4m"};
+  std::vector<std::string> fio_argv = {"fio"}, dp_argv = {"fio"};
+  fio_argv.insert(fio_argv.end(), line.begin(), line.end());
+  dp_argv.insert(dp_argv.end(), line.begin(), line.end());
+  auto f = testing::run(fio_argv);
+  INFO("fio stderr: " << f.err);
+  REQUIRE(f.exit_code == 0);
+  const uint64_t w0 = sectors_written(loop.name()), r0 = sectors_read(loop.name());
+  auto t0 = std::chrono::steady_clock::now();
+  auto d = testing::run_diskprobe(dp_argv);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO("diskprobe stderr: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  const json fdoc = parse_doc(f.out, "fio"), ddoc = parse_doc(d.out, "diskprobe");
+  auto ff = facts(fdoc), df = facts(ddoc);
+  REQUIRE(ff.size() == 4);
+  REQUIRE(df.size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("job " << ff[i].name);
+    CHECK(df[i].name == ff[i].name);
+    CHECK(df[i].read_ios == ff[i].read_ios);
+    CHECK(df[i].write_ios == ff[i].write_ios);
+    CHECK(df[i].read_bytes == ff[i].read_bytes);
+    CHECK(df[i].write_bytes == ff[i].write_bytes);
+    CHECK(ddoc["jobs"][i]["groupid"] == fdoc["jobs"][i]["groupid"]);
+  }
+  CHECK(df[0].write_ios == 64);    // 8 MiB of 128 KiB writes
+  CHECK(df[1].read_ios == 2048);   // 8 MiB of 4 KiB random reads at 16 MiB, each block once
+  CHECK(df[2].read_ios == 256);    // loops=2: 8 MiB of 64 KiB reads, twice
+  CHECK(df[3].write_ios == 256);   // then, behind its stonewall, 4 MiB of 16 KiB writes
+  CHECK(ddoc["jobs"][2]["groupid"] == 0);
+  CHECK(ddoc["jobs"][3]["groupid"] == 1);
+  CHECK(took >= 1.0);  // the late reader waited its startdelay
+  // The kernel saw every job's I/O: the reads of two readers (one of them twice over) and the
+  // writes of both writers (and the edges zeroed after).
+  CHECK(sectors_read(loop.name()) - r0 >= (8ull + 16ull) << 20 >> 9);
+  CHECK(sectors_written(loop.name()) - w0 >= (8ull + 4ull) << 20 >> 9);
+  // One disk_util entry for the device, whose reads are at least the jobs' reads.
+  REQUIRE(ddoc["disk_util"].size() == 1);
+  CHECK(ddoc["disk_util"][0]["read_ios"].get<uint64_t>() >= df[1].read_ios + df[2].read_ios);
+}
+
+TEST_CASE("diskprobe fio's text: each job, then one status line per group over its jobs, as fio prints", "[fio]") {
+  auto loop = testing::make_loop(32ull << 20);
+  auto d = testing::run_diskprobe({"fio", "--filename=" + loop.path(), "--direct=1", "--size=4m", "--name=w",
+                                   "--rw=write", "--bs=64k", "--name=r", "--rw=read", "--offset=8m", "--name=s",
+                                   "--stonewall", "--rw=randread", "--offset=16m"});
+  INFO("stderr: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK(testing::count_of(d.out, "Run status group 0 (all jobs):") == 1);
+  CHECK(testing::count_of(d.out, "Run status group 1 (all jobs):") == 1);
+  CHECK(testing::count_of(d.out, "Disk stats (read/write):") == 1);
+  CHECK(testing::count_of(d.out, "preflight: ") == 1);
+  const auto g0 = d.out.find("Run status group 0"), g1 = d.out.find("Run status group 1");
+  REQUIRE(g0 != std::string::npos);
+  REQUIRE(g1 != std::string::npos);
+  // Group 0 read 4 MiB (r) and wrote 4 MiB (w); its READ line is r's alone.
+  const std::string group0 = d.out.substr(g0, g1 - g0);
+  CHECK(group0.find("READ: bw=") != std::string::npos);
+  CHECK(group0.find("WRITE: bw=") != std::string::npos);
+  CHECK(group0.find("io=4096KiB") != std::string::npos);
+  CHECK(group0.find("0B/s") == std::string::npos);  // a writer is no reader of 0 B/s
+  CHECK(d.out.find("s: (groupid=1, jobs=1)") != std::string::npos);
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());
@@ -233,8 +313,13 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
   } cases[] = {
       {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--thinktime=2", "--zonemode=zbd"},
        {"2 options are not implemented", "thinktime=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
-      {{"--filename=" + loop.path(), "--name=writer", "--rw=write", "--name=reader", "--rw=randread"},
-       {"2 jobs run at the same time ('writer', 'reader'; no stonewall between them)", "--section NAME"}},
+      {{"--filename=" + loop.path(), "--group_reporting", "--name=writer", "--rw=write", "--name=reader",
+        "--rw=randread"},
+       {"job 'writer': group_reporting over different jobs run at the same time is not implemented"}},
+      {{"--filename=" + loop.path(), "--name=writer", "--rw=write", "--name=steady", "--rw=randread",
+        "--ss=iops:2%", "--ss_dur=2", "--runtime=4", "--time_based"},
+       {"job 'steady': steadystate in a job run at the same time as other jobs is not implemented"}},
+      {{"--filename=" + loop.path(), "--name=late", "--startdelay=2-5"}, {"job 'late': startdelay=2-5: use"}},
       {{"--name=a", "--filename=" + loop.path(), "--name=b", "--stonewall", "--filename=/dev/null"},
        {"jobs 'a' and 'b' run on different targets"}},
       {{"--name=a", "--filename=" + loop.path(), "--rw=randtrim"}, {"rw=randtrim", "trim workloads"}},

@@ -490,3 +490,31 @@ TEST_CASE("engine: a stop during startdelay ends the job before its first I/O") 
   CHECK(r->read.ios == 0);
   CHECK(took < 5);
 }
+
+// fio's wait_for: the reader starts once every writer job ended, so each block it checks holds
+// a writer's header (a reader let go at the start would find blocks not written yet).
+TEST_CASE("engine: a member that waits for another starts after all its jobs ended") {
+  SKIP_WITHOUT_URING();
+  TempFile file(4 << 20);
+  JobSpec writer = quick_spec(RwMode::Write);
+  writer.name = "writer";
+  writer.engine = EngineKind::Sync;  // slow enough that a reader started with it overtakes it
+  writer.time_based = false;
+  writer.runtime_s = 0;
+  writer.verify = VerifyKind::Crc32c;
+  writer.do_verify = false;
+  JobSpec reader = writer;
+  reader.name = "reader";
+  reader.rw = RwMode::Read;
+  reader.engine = EngineKind::IoUring;
+  reader.iodepth = 16;
+  const Target t = file.target();
+  auto r = run_group({GroupMember{&writer, &t, std::nullopt, {}}, GroupMember{&reader, &t, std::nullopt, {}, 0}},
+                     EngineOptions{});
+  INFO((r.ok() ? std::string() : r.error()));
+  REQUIRE(r.ok());
+  CHECK((*r)[0].write.ios == 1024);
+  CHECK((*r)[1].read.ios == 1024);
+  CHECK((*r)[1].verify.blocks_checked == 1024);
+  CHECK((*r)[1].verify.mismatches == 0);
+}

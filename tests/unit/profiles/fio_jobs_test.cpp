@@ -241,6 +241,26 @@ TEST_CASE("fio's startdelay and loops are the job's; fio's defaults are none and
   CHECK(jobs.errors[0].find("job 'd': startdelay=2-5: use") != std::string::npos);
 }
 
+TEST_CASE("fio's wait_for names an earlier job; filesize is one file's region", "[fio]") {
+  auto in = read_command_line({"--filename=/dev/loop9", "--filesize=128m", "--name=w", "--rw=write", "--name=r",
+                               "--new_group", "--wait_for=w", "--name=x", "--wait_for=later", "--name=later",
+                               "--size=1g", "--name=range", "--filesize=1m-4m"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.jobs.size() == 5);
+  CHECK(jobs.jobs[0].spec.size == 128ull << 20);
+  CHECK(jobs.jobs[1].spec.wait_for == "w");
+  CHECK(jobs.jobs[1].groupid == 1);
+  REQUIRE(jobs.errors.size() == 1);
+  CHECK(jobs.errors[0].find("job 'x': wait_for=later: no job of that name before it") != std::string::npos);
+  REQUIRE(jobs.unsupported.size() == 2);
+  CHECK(jobs.unsupported[0].job == "later");
+  CHECK(jobs.unsupported[0].why.find("filesize beside size") != std::string::npos);
+  CHECK(jobs.unsupported[1].job == "range");
+  CHECK(jobs.unsupported[1].why.find("filesize with a range") != std::string::npos);
+}
+
 TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolute one too, as fio lays it out", "[fio]") {
   auto in = read_command_line({"--directory=/srv/d", "--name=a", "--filename=f1", "--name=b", "--filename=/x/f2",
                                "--name=c"},

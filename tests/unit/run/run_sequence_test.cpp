@@ -52,10 +52,14 @@ struct FakeTuner : run::Tuner {
   Log& log;
   std::vector<AppliedSetting> changed;
   unsigned plan_numjobs = 0;  // what the plan sets (test100w: one job per queue); 0 = the spec's
+  std::vector<int> plan_cpus;  // the plan's pins, job by job
+  std::vector<JobSpec> planned;  // every spec a plan was made for
   explicit FakeTuner(Log& l) : log(l) {}
   Result<tuning::Plan> plan(const BlockDevice&, const JobSpec& spec) override {
     tuning::Plan p;
     p.numjobs = plan_numjobs ? plan_numjobs : spec.numjobs;
+    p.cpus = plan_cpus;
+    planned.push_back(spec);
     return p;
   }
   Status apply(const std::string& disk, const tuning::Plan&) override {
@@ -92,6 +96,29 @@ struct FakeEngine : run::Engine {
     Results r;
     r.runtime_s = runtime_s;
     return r;
+  }
+  struct Member {
+    std::string name;
+    std::vector<int> cpus;
+  };
+  std::vector<std::vector<Member>> groups;  // every run_group's members
+  int mismatch_in_member = -1;  // that member's results carry a verify mismatch
+  Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts,
+                                         const BlockDevice*) override {
+    log.calls.push_back("engine x" + std::to_string(members.size()));
+    seen = opts;
+    groups.emplace_back();
+    for (const auto& m : members) {
+      groups.back().push_back({m.spec->name, m.cpus});
+      regions.push_back(m.region);
+    }
+    if (fail || ++runs == fail_on) return make_error("io_uring_queue_init: Cannot allocate memory");
+    std::vector<Results> all(members.size());
+    for (auto& r : all) r.runtime_s = runtime_s;
+    if (mismatch_in_member >= 0 && static_cast<size_t>(mismatch_in_member) < all.size()) {
+      all[static_cast<size_t>(mismatch_in_member)].verify.add_mismatch(0, 4096, "no header");
+    }
+    return all;
   }
 };
 
@@ -852,4 +879,90 @@ TEST_CASE("without both counter readings the report has no disk stats", "[run]")
   CHECK(f.go().why == Outcome::Ok);
   REQUIRE(f.outputs.last);
   CHECK_FALSE(f.outputs.last->results.disk.valid);
+}
+
+// fio's jobs without stonewall between them: a phase's `also` run with its spec, one plan for
+// all their jobs, each job pinned where the plan put it, each region zeroed, one report each.
+TEST_CASE("run_phases: jobs run at once share one plan, one engine call, their pins in order", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases.clear();
+  run::Phase p = phase("writer", RwMode::Write);
+  p.spec.name = "writer";
+  p.spec.numjobs = 1;
+  p.spec.offset = 0;
+  p.spec.size = 8 * kMiB;
+  JobSpec reader;
+  reader.name = "reader";
+  reader.rw = RwMode::RandRead;
+  reader.numjobs = 2;
+  JobSpec writer2;
+  writer2.name = "writer2";
+  writer2.rw = RwMode::RandWrite;
+  writer2.offset = 32 * kMiB;
+  writer2.size = 16 * kMiB;
+  p.also = {reader, writer2};
+  f.phases.phases.push_back(p);
+  f.tuner.plan_cpus = {1, 0, 1, 0};
+  auto end = f.go_phases();
+  INFO(end.end.message);
+  REQUIRE(end.end.why == Outcome::Ok);
+  REQUIRE(f.tuner.planned.size() == 1);
+  CHECK(f.tuner.planned[0].numjobs == 4);  // 1 + 2 + 1 jobs, pinned together
+  REQUIRE(f.engine.groups.size() == 1);
+  const auto& g = f.engine.groups[0];
+  REQUIRE(g.size() == 3);
+  CHECK(g[0].name == "writer");
+  CHECK(g[1].name == "reader");
+  CHECK(g[0].cpus == std::vector<int>{1});
+  CHECK(g[1].cpus == std::vector<int>{0, 1});
+  CHECK(g[2].cpus == std::vector<int>{0});
+  CHECK(f.log.calls == std::vector<std::string>{"preflight fake0", "next 0", "apply", "recheck", "engine x3",
+                                                "restore", "next 1", "zero", "zero"});
+  // Both writers' regions, each inside its own; the reader's none.
+  REQUIRE(f.zeroing.zeroed.size() == 2);
+  CHECK(f.zeroing.zeroed[0].offset == 0);
+  CHECK(f.zeroing.zeroed[0].size == 8 * kMiB);
+  CHECK(f.zeroing.zeroed[1].offset == 32 * kMiB);
+  CHECK(f.zeroing.zeroed[1].size == 16 * kMiB);
+  REQUIRE(end.phases.size() == 1);
+  REQUIRE(end.phases[0].also.size() == 2);
+  CHECK(end.phases[0].report.spec.name == "writer");
+  CHECK(end.phases[0].also[0].spec.name == "reader");
+  CHECK(end.phases[0].also[1].spec.name == "writer2");
+}
+
+TEST_CASE("run_phases: jobs at once that outnumber the plan's CPUs are bad input, nothing applied", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases.resize(1);
+  JobSpec more;
+  more.numjobs = 3;
+  f.phases.phases[0].also = {more};
+  f.tuner.plan_numjobs = 2;
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::BadInput);
+  CHECK(end.end.message.find("the 4 jobs run at once need one CPU each, and 2 are there") != std::string::npos);
+  CHECK_FALSE(f.log.has("apply"));
+  CHECK(f.engine.groups.empty());
+}
+
+TEST_CASE("run_phases: a read-only preflight runs no phase whose job at once writes", "[run][phases]") {
+  PhaseFixture f;
+  f.req.spec.rw = RwMode::RandRead;
+  f.phases.phases = {phase("reader", RwMode::RandRead)};
+  JobSpec w;
+  w.rw = RwMode::Write;
+  f.phases.phases[0].also = {w};
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::BadInput);
+  CHECK_FALSE(f.log.has("apply"));
+  CHECK(f.engine.groups.empty());
+}
+
+TEST_CASE("run_phases: a job at once that fails its verify fails the phase", "[run][phases]") {
+  PhaseFixture f;
+  f.phases.phases.resize(1);
+  f.phases.phases[0].also = {JobSpec{}};
+  f.engine.mismatch_in_member = 1;
+  auto end = f.go_phases();
+  CHECK(end.end.why == Outcome::VerifyFailed);
 }

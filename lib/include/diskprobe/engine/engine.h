@@ -62,6 +62,7 @@ struct GroupMember {
   const Target* target = nullptr;
   std::optional<Region> region;  // unset = resolve_region(spec, target)
   std::vector<int> cpus;         // cpus[j] for the member's job j; empty or -1 = unpinned
+  int wait_for = -1;             // an earlier member whose jobs all end before this one's start
 };
 Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts);
 

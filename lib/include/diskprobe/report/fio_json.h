@@ -20,6 +20,9 @@ nlohmann::json to_fio_json(const RunReport& rep, bool plus);
 // of stonewalled groups: run i's jobs under groupid i, disk_util summed over the runs (util
 // weighted by the time each run's counters span), "global options" of the first, the timestamp the last one's
 // end, and diskprobe's facts of each run under "diskprobe"."runs". `runs` is not empty.
-nlohmann::json to_fio_json(const std::vector<const RunReport*>& runs, bool plus);
+// ByReport: each run's jobs under its own RunReport::groupid instead (diskprobe fio: jobs run at
+// once share one group; a run without disk counters adds nothing to disk_util).
+enum class FioGroups { ByRun, ByReport };
+nlohmann::json to_fio_json(const std::vector<const RunReport*>& runs, bool plus, FioGroups groups = FioGroups::ByRun);
 
 }  // namespace diskprobe

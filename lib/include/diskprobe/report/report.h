@@ -20,6 +20,12 @@ std::optional<OutputFormat> parse_output_format(std::string_view s);
 // clat percentiles 1..99.99, bw/iops per-second samples, the latency distribution, cpu,
 // disk stats.
 std::string render_text(const RunReport& r);
+// Several reports as fio prints one job file: every job's section in order, then each group's
+// "Run status group" over all its jobs (RunReport::groupid), the disk's counters summed
+// (merged_disk_stats), and diskprobe's preflight, tuning and notes once.
+std::string render_fio_text(const std::vector<const RunReport*>& runs);
+// The counters of the reports that have them, summed; util weighted by the time each spans.
+DiskStats merged_disk_stats(const std::vector<const RunReport*>& runs);
 // Every number carries its unit in its name (lat_ns, bw_bytes_per_s).
 nlohmann::json to_json(const RunReport& r);
 std::string render(const RunReport& r, OutputFormat f);

@@ -102,6 +102,9 @@ struct JobSpec {
   // with (its runtime counts from then).
   double startdelay_s = 0;
   uint32_t loops = 1;               // fio's loops: a size-bounded job does its bytes this many times
+  // fio's wait_for: the job run at the same time whose jobs must all end before this one starts
+  // (by name; "" = none; a job of an earlier group has ended already).
+  std::string wait_for;
   uint64_t offset = 0;              // start of the region, bytes
   uint64_t size = 0;                // length of the region, bytes; 0 = to the end
   bool direct = true;

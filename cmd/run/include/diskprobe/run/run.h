@@ -63,10 +63,14 @@ struct Phase {
   std::string name;                       // "random write IOPS", "QD 8"
   JobSpec spec;
   std::vector<Expectation> expectations;  // judged on this phase's results
+  // Jobs run at the same time as `spec`, behind one start gate, on the same device (fio's jobs
+  // with no stonewall between them): one tuning plan for all their jobs, pinned in order.
+  std::vector<JobSpec> also;
 };
 struct PhaseReport {
   Phase phase;
   RunReport report;                       // expectations checked
+  std::vector<RunReport> also;            // phase.also's, in order; the device's counters on `report` only
 };
 // Asked before each phase, with the reports so far: the next phase, or nullopt to stop.
 using NextPhase = std::function<std::optional<Phase>(const std::vector<PhaseReport>& done)>;

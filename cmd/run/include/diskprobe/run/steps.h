@@ -43,6 +43,9 @@ class Engine {
   // `dev` is the block device of a device run, nullptr for files.
   virtual Result<Results> run(const JobSpec& spec, const Target& target, const EngineOptions& opts,
                               const BlockDevice* dev) = 0;
+  // Jobs of different specs at once (engine.h run_group), on the device `dev`.
+  virtual Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, const EngineOptions& opts,
+                                                 const BlockDevice* dev) = 0;
 };
 
 class Zeroing {
