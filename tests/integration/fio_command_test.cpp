@@ -5,6 +5,7 @@
 // copied into the project), each either run as fio runs it or refused naming what is missing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -104,6 +105,86 @@ const std::vector<std::string> kBlockExamples = {
     "ftruncate", "iometer-file-access-server", "jesd219", "latency-profile", "numa", "poisson-rate-submission",
     "rand-zones", "sprandom", "ssd-steadystate", "ssd-test", "steadystate", "surface-scan", "tiobench-example",
     "waitfor"};
+
+// diskprobe fio and fio on the same arguments, one after the other (diskprobe first: a file
+// target fio left behind holds fio's data, which diskprobe refuses to overwrite): the same jobs
+// in the same order, each doing the same directions with the same bytes per I/O.
+void same_jobs_as_fio(const std::vector<std::string>& args) {
+  std::vector<std::string> fio_argv = {"fio", "--output-format=json"}, dp_argv = {"fio", "--output-format=json"};
+  fio_argv.insert(fio_argv.end(), args.begin(), args.end());
+  dp_argv.insert(dp_argv.end(), args.begin(), args.end());
+  auto d = testing::run_diskprobe(dp_argv);
+  INFO("diskprobe: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  auto f = testing::run(fio_argv);
+  INFO("fio: " << f.err);
+  REQUIRE(f.exit_code == 0);
+  auto ff = facts(parse_doc(f.out, "fio")), df = facts(parse_doc(d.out, "diskprobe"));
+  REQUIRE(df.size() == ff.size());
+  for (size_t i = 0; i < ff.size(); ++i) {
+    CHECK(df[i].name == ff[i].name);
+    CHECK((df[i].read_ios > 0) == (ff[i].read_ios > 0));
+    CHECK((df[i].write_ios > 0) == (ff[i].write_ios > 0));
+    // Bytes per I/O: the job's block size in each direction it ran.
+    if (ff[i].read_ios && df[i].read_ios) CHECK(df[i].read_bytes / df[i].read_ios == ff[i].read_bytes / ff[i].read_ios);
+    if (ff[i].write_ios && df[i].write_ios)
+      CHECK(df[i].write_bytes / df[i].write_ios == ff[i].write_bytes / ff[i].write_ios);
+  }
+}
+
+// The fio command lines of the vendor pages in ../shared/seeds (the profiles' specification), as
+// written: shell variables given test values, the target the loop device (or a file or
+// directory in `dir` where the page names a file or a mounted volume), runtime 2 s, size 16 MiB.
+std::vector<std::vector<std::string>> seed_fio_lines(const fs::path& dir, const std::string& dev) {
+  std::vector<std::vector<std::string>> lines;
+  const fs::path seeds = fs::path(DISKPROBE_FIO_EXAMPLES).parent_path() / "seeds";
+  if (!fs::is_directory(seeds)) return lines;
+  const std::map<std::string, std::string> vars = {
+      {"DEV_NAME", dev},      {"DEV_NODE", dev.substr(5)}, {"EFFECTIVE_SMP", "0"}, {"spincpu", "0"},
+      {"numjobs", "2"},       {"iodepth", "4"},            {"bs", "4k"},           {"size", "16m"},
+      {"rw", "randread"},     {"filename", dev}};
+  static const std::regex line_re(R"(^\s*(sudo\s+)?fio\s+(-.*-name.*)$)"), var_re(R"(\$\{?([A-Za-z_]+)\}?)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(seeds)) {
+    if (e.path().extension() == ".txt") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_match(line, m, line_re)) continue;
+      std::string text;
+      std::string rest = m[2].str();
+      for (std::smatch v; std::regex_search(rest, v, var_re); rest = v.suffix().str()) {
+        text += v.prefix().str();
+        auto it = vars.find(v[1].str());
+        text += it == vars.end() ? v[0].str() : it->second;
+      }
+      text += rest;
+      std::istringstream words(text);
+      std::vector<std::string> args;
+      for (std::string w; words >> w;) {
+        const auto eq = w.find('=');
+        const std::string key = w.substr(0, eq);
+        if (key == "-runtime" || key == "--runtime") w = key + "=2";
+        if (key == "-size" || key == "--size") w = key + "=16m";
+        if (key == "-directory" || key == "--directory") w = key + "=" + (dir / "volume").string();
+        if ((key == "-filename" || key == "--filename") && eq != std::string::npos && w[eq + 1] != '/') {
+          w = key + "=" + (dir / w.substr(eq + 1)).string();  // a file the page names, in the working directory
+        }
+        if (w == "/dev/your_device" || key.find("your_device") != std::string::npos) w = dev;
+        args.push_back(w);
+      }
+      for (auto& a : args) {
+        if (auto at = a.find("/dev/your_device"); at != std::string::npos) a = a.substr(0, at) + dev;
+      }
+      lines.push_back(args);
+    }
+  }
+  return lines;
+}
 
 }  // namespace
 
@@ -373,29 +454,41 @@ TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refu
       state[name] = "refused: " + parsed.err.substr(parsed.err.find("error: ") + 7, 160);
       continue;
     }
-    auto f = testing::run({"fio", "--output-format=json", copy});
-    INFO("fio: " << f.err);
-    REQUIRE(f.exit_code == 0);
-    auto d = testing::run_diskprobe({"fio", "--output-format=json", copy});
-    INFO("diskprobe: " << d.err);
-    REQUIRE(d.exit_code == 0);
-    auto ff = facts(parse_doc(f.out, "fio")), df = facts(parse_doc(d.out, "diskprobe"));
-    REQUIRE(df.size() == ff.size());
-    for (size_t i = 0; i < ff.size(); ++i) {
-      CHECK(df[i].name == ff[i].name);
-      CHECK((df[i].read_ios > 0) == (ff[i].read_ios > 0));
-      CHECK((df[i].write_ios > 0) == (ff[i].write_ios > 0));
-      // Bytes per I/O: the job's block size in each direction it ran.
-      if (ff[i].read_ios && df[i].read_ios)
-        CHECK(df[i].read_bytes / df[i].read_ios == ff[i].read_bytes / ff[i].read_ios);
-      if (ff[i].write_ios && df[i].write_ios)
-        CHECK(df[i].write_bytes / df[i].write_ios == ff[i].write_bytes / ff[i].write_ios);
-    }
+    same_jobs_as_fio({copy});
     ++ran;
     state[name] = "runs";
   }
   std::string table;
   for (const auto& [name, s] : state) table += name + ": " + s + "\n";
   std::fprintf(stderr, "fio examples, %zu of %zu run:\n%s", ran, kBlockExamples.size(), table.c_str());
-  CHECK(ran >= 9);  // 9 of 40 on 2026-12-06 (README, "diskprobe fio"): it may only grow
+  CHECK(ran >= 12);  // 12 of 40 on 2026-12-07 (README, "diskprobe fio"): it may only grow
+}
+
+// [slow]: every fio line of the vendor pages, by fio and by diskprobe, 2 s each.
+TEST_CASE("the vendor pages' fio lines run under diskprobe fio as written, with fio's jobs", "[fio][slow]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  fs::path work = fs::path("/var/tmp") / ("diskprobe-seed-lines-" + std::to_string(::getpid()));
+  fs::create_directories(work / "volume");
+  testing::Guard cleanup([&] { fs::remove_all(work); });
+  auto lines = seed_fio_lines(work, loop.path());
+  if (lines.empty()) {
+    std::fprintf(stderr, "SKIP: the vendor pages (../shared/seeds) not found beside %s\n", DISKPROBE_FIO_EXAMPLES);
+    std::exit(77);
+  }
+  size_t n = 0;
+  for (auto args : lines) {
+    // Each line its own working directory: a file one line made is not the next one's.
+    const fs::path own = work / std::to_string(n++);
+    fs::create_directories(own / "volume");
+    for (auto& a : args) {
+      if (auto at = a.find(work.string() + "/"); at != std::string::npos) {
+        a = a.substr(0, at) + (own / a.substr(at + work.string().size() + 1)).string();
+      }
+    }
+    INFO("fio " << json(args).dump());
+    same_jobs_as_fio(args);
+  }
+  std::fprintf(stderr, "vendor pages: %zu fio lines ran under diskprobe fio as under fio\n", lines.size());
+  CHECK(lines.size() >= 27);  // the five pages hold 27 fio lines (2026-12-07): none may drop out unseen
 }
