@@ -75,6 +75,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.ramp_time_s > 0) c += " --ramp_time=" + fio_seconds(s.ramp_time_s);
   if (s.startdelay_s > 0) c += " --startdelay=" + fio_seconds(s.startdelay_s);
   if (s.loops > 1) c += " --loops=" + std::to_string(s.loops);
+  if (s.number_ios) c += " --number_ios=" + std::to_string(s.number_ios);
   if (s.norandommap) c += " --norandommap";
   if (s.refill_buffers) c += " --refill_buffers";
   if (!s.randrepeat) c += " --randrepeat=0";

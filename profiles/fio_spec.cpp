@@ -143,6 +143,20 @@ Applied set_filesize(State& s, const std::string& v, bool) {
   return {};
 }
 
+// fio's rate=R,W,T and rate_iops=R,W,T: diskprobe fio runs no trims (trim workloads are
+// refused), so a trim cap caps nothing; said once, the R,W part taken.
+Setter set_rate(const char* key) {
+  return [key](State& s, const std::string& v, bool bare) -> Applied {
+    const size_t first = v.find(',');
+    const size_t second = first == std::string::npos ? std::string::npos : v.find(',', first + 1);
+    if (second == std::string::npos) return from_status(set_field(s.job.spec, key, bare ? "1" : v));
+    s.notes.push_back("job '" + s.job.name + "': " + key + "=" + v + ": the third value caps trims, and the job " +
+                      "runs none (diskprobe fio runs no trim workload): reads and writes capped at " +
+                      v.substr(0, second));
+    return from_status(set_field(s.job.spec, key, v.substr(0, second)));
+  };
+}
+
 Applied set_time_based(State& s, const std::string& v, bool bare) {
   return from_status(set_field(s.job.spec, "time_based", truthy(v, bare) ? "1" : "0"));
 }
@@ -230,8 +244,8 @@ const std::map<std::string, Setter>& table() {
       {"do_verify", field("do_verify")},
       {"group_reporting", field("group_reporting")},
       {"percentile_list", field("percentiles")},
-      {"rate", field("rate")},
-      {"rate_iops", field("rate_iops")},
+      {"rate", set_rate("rate")},
+      {"rate_iops", set_rate("rate_iops")},
       {"ss", field("ss")},
       {"steadystate", field("ss")},
       {"ss_dur", field("ss_dur")},
@@ -249,6 +263,7 @@ const std::map<std::string, Setter>& table() {
       {"startdelay", field("startdelay")},
       {"loops", field("loops")},
       {"wait_for", set_wait_for},
+      {"number_ios", field("number_ios")},
       {"filesize", set_filesize},
       {"unit_base", only("0", "unit_base is not implemented")},
   };

@@ -216,6 +216,8 @@ const std::vector<Field>& workload_fields() {
        [](JobSpec& s, const json& v) { return assign(as_seconds(v), s.startdelay_s); }},
       {"loops", "a whole number from 1 to 1000000 (a size-bounded job does its bytes that many times)",
        [](JobSpec& s, const json& v) { return in_range(as_u64(v), 1, 1000000, s.loops); }},
+      {"number_ios", "a whole number of I/Os (each job stops after that many, if not before; 0 = no cap)",
+       [](JobSpec& s, const json& v) { return assign(as_u64(v), s.number_ios); }},
       {"time_based", "true or false", [](JobSpec& s, const json& v) { return assign(as_bool(v), s.time_based); }},
       {"size", "a size like 1G or 1024g (bytes), a share of the device like 50%, 0 for the whole device",
        [](JobSpec& s, const json& v) {

@@ -80,6 +80,11 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   if (p.bytes_limit && spec.loops > 1) {
     p.bytes_limit = p.bytes_limit > UINT64_MAX / spec.loops ? UINT64_MAX : p.bytes_limit * spec.loops;
   }
+  // number_ios: N I/Os at most, of the job's one block size (validate() refuses two).
+  if (spec.number_ios) {
+    const uint64_t cap = spec.number_ios > UINT64_MAX / spec.max_bs() ? UINT64_MAX : spec.number_ios * spec.max_bs();
+    p.bytes_limit = p.bytes_limit ? std::min(p.bytes_limit, cap) : cap;
+  }
   p.start_delay_ns = static_cast<uint64_t>(spec.startdelay_s * 1e9);
   p.ramp_ns = static_cast<uint64_t>(spec.ramp_time_s * 1e9);
   if (p.probe_async) p.ramp_ns = std::max(p.ramp_ns, kProbeRampNs);  // the probe is not measured

@@ -151,6 +151,7 @@ json options_json(const RunReport& rep) {
   if (s.ramp_time_s > 0) o["ramp_time"] = seconds_option(s.ramp_time_s);
   if (s.startdelay_s > 0) o["startdelay"] = seconds_option(s.startdelay_s);
   if (s.loops > 1) o["loops"] = std::to_string(s.loops);
+  if (s.number_ios) o["number_ios"] = std::to_string(s.number_ios);
   if (s.offset) o["offset"] = size_option(s.offset);
   if (s.size) o["size"] = size_option(s.size);
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) o["rwmixread"] = std::to_string(s.rwmixread);

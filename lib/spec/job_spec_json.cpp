@@ -41,6 +41,7 @@ json to_json(const JobSpec& s) {
           {"ramp_time_s", s.ramp_time_s},
           {"startdelay_s", s.startdelay_s},
           {"loops", s.loops},
+          {"number_ios", s.number_ios},
           {"wait_for", s.wait_for},
           {"offset_bytes", s.offset},
           {"size_bytes", s.size},

@@ -137,6 +137,10 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
                        " s is not a delay from 0 to 24 h: use startdelay=0");
   }
   if (spec.loops < 1) problems.push_back("loops 0 runs nothing: use loops=1 or more");
+  if (spec.number_ios && does_reads(spec.rw) && does_writes(spec.rw) && spec.bs != spec.write_bs()) {
+    problems.push_back("number_ios with reads and writes of different block sizes (bs=R,W) is not implemented: "
+                       "use one bs, or size/io_size to bound the job");
+  }
 }
 
 // rate_iops and rate cap the same direction in two ways; fio would take rate silently.

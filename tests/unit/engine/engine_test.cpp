@@ -518,3 +518,31 @@ TEST_CASE("engine: a member that waits for another starts after all its jobs end
   CHECK((*r)[1].verify.blocks_checked == 1024);
   CHECK((*r)[1].verify.mismatches == 0);
 }
+
+TEST_CASE("engine: number_ios stops a job after that many I/Os, size-bounded or time_based") {
+  SKIP_WITHOUT_URING();
+  TempFile file(1 << 20);
+  JobSpec sized = quick_spec(RwMode::RandRead);
+  sized.time_based = false;
+  sized.runtime_s = 0;
+  sized.number_ios = 100;  // before the 256 of one pass
+  auto r = run_jobs(sized, file.target(), EngineOptions{});
+  REQUIRE(r.ok());
+  CHECK(r->read.ios == 100);
+  JobSpec timed = quick_spec(RwMode::Write);
+  timed.runtime_s = 30;  // number_ios comes first
+  timed.number_ios = 777;
+  timed.numjobs = 2;
+  auto t = run_jobs(timed, file.target(), EngineOptions{});
+  REQUIRE(t.ok());
+  // A time_based window opens at the first completion: the I/Os of the first submission (one
+  // queue, 4 per job) are not in it.
+  CHECK(t->write.ios <= 2 * 777);
+  CHECK(t->write.ios >= 2 * (777 - 4));
+  CHECK(t->runtime_s < 10);
+  JobSpec more = sized;
+  more.number_ios = 1000;  // past one pass: the pass ends the job first
+  auto m = run_jobs(more, file.target(), EngineOptions{});
+  REQUIRE(m.ok());
+  CHECK(m->read.ios == 256);
+}

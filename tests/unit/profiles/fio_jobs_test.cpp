@@ -261,6 +261,26 @@ TEST_CASE("fio's wait_for names an earlier job; filesize is one file's region", 
   CHECK(jobs.unsupported[1].why.find("filesize with a range") != std::string::npos);
 }
 
+TEST_CASE("fio's number_ios is the job's; a rate's trim value caps no I/O and is said so", "[fio]") {
+  auto in = read_command_line({"--filename=/dev/loop9", "--name=a", "--number_ios=1000", "--rate=300,200,300",
+                               "--name=b", "--rate_iops=50,,7", "--name=c", "--rate=1m"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  CHECK(jobs.errors.empty());
+  CHECK(jobs.unsupported.empty());
+  REQUIRE(jobs.jobs.size() == 3);
+  CHECK(jobs.jobs[0].spec.number_ios == 1000);
+  CHECK(jobs.jobs[0].spec.rate_bytes[0] == 300);
+  CHECK(jobs.jobs[0].spec.rate_bytes[1] == 200);
+  CHECK(jobs.jobs[1].spec.rate_iops[0] == 50);
+  CHECK(jobs.jobs[1].spec.rate_iops[1] == 0);
+  CHECK(jobs.jobs[2].spec.rate_bytes[1] == 1u << 20);
+  REQUIRE(jobs.notes.size() == 2);
+  CHECK(jobs.notes[0].find("job 'a': rate=300,200,300: the third value caps trims") != std::string::npos);
+  CHECK(jobs.notes[1].find("job 'b': rate_iops=50,,7") != std::string::npos);
+}
+
 TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolute one too, as fio lays it out", "[fio]") {
   auto in = read_command_line({"--directory=/srv/d", "--name=a", "--filename=f1", "--name=b", "--filename=/x/f2",
                                "--name=c"},

@@ -102,6 +102,7 @@ struct JobSpec {
   // with (its runtime counts from then).
   double startdelay_s = 0;
   uint32_t loops = 1;               // fio's loops: a size-bounded job does its bytes this many times
+  uint64_t number_ios = 0;          // fio's number_ios: each job stops after this many I/Os, if not before; 0 = no cap
   // fio's wait_for: the job run at the same time whose jobs must all end before this one starts
   // (by name; "" = none; a job of an earlier group has ended already).
   std::string wait_for;
