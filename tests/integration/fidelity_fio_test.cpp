@@ -398,3 +398,82 @@ TEST_CASE("QD1 latency is no higher than fio's on loop and zram, C-states free a
     compare_devices(loop.path(), zram.path, "C-states held", true);
   }
 }
+
+namespace {
+
+// Jobs run at once (issue 32): one fio command line of several jobs, run by fio and by
+// `diskprobe fio` alike; each job's IOPS in its direction from the fio JSON both write.
+std::vector<double> jobs_iops(const std::string& out, const std::vector<const char*>& dirs) {
+  const json doc = json::parse(out.substr(out.find("{\n")));
+  std::vector<double> v;
+  REQUIRE(doc["jobs"].size() == dirs.size());
+  for (size_t i = 0; i < dirs.size(); ++i) v.push_back(doc["jobs"][i][dirs[i]]["iops"].get<double>());
+  return v;
+}
+
+}  // namespace
+
+// A throttle per direction (cgroup v1 blkio) and several different jobs at once: each direction
+// gets its limit, whichever jobs share it, as fio's jobs get it, over alternating rounds.
+TEST_CASE("jobs run at once on a throttled device share each direction's limit within 0.5%, as fio's",
+          "[fidelity][fio]") {
+  need_fio();
+  if (!have_throttle()) return;
+  struct Case {
+    const char* what;
+    double read_limit, write_limit;
+    std::string jobs;                // the jobs' options after the global ones
+    std::vector<const char*> dirs;   // each job's direction in the JSON
+  } cases[] = {
+      {"a reader (QD8) and a writer (QD4) at once: 2,000 and 1,000 IOPS", 2000, 1000,
+       " --name=r --rw=randread --iodepth=8 --name=w --rw=randwrite --iodepth=4 --offset=120M",
+       {"read", "write"}},
+      {"two readers (QD1, QD16) and a psync writer: 3,000 and 700 IOPS", 3000, 700,
+       " --name=r1 --rw=randread --iodepth=1 --name=r2 --rw=randread --iodepth=16 --offset=60M --name=w"
+       " --rw=write --ioengine=psync --offset=120M",
+       {"read", "read", "write"}},
+  };
+  auto loop = testing::make_loop_in_memory(256ull << 20);
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      testing::BlkioCgroup cg("diskprobe-fidelity-jobs-" + std::to_string(::getpid()));
+      const std::string devno = testing::dev_numbers(loop.path());
+      cg.set("blkio.throttle.read_iops_device", devno + " " + std::to_string(static_cast<uint64_t>(c.read_limit)));
+      cg.set("blkio.throttle.write_iops_device", devno + " " + std::to_string(static_cast<uint64_t>(c.write_limit)));
+      const std::string args = " --filename=" + loop.path() +
+                               " --bs=4k --direct=1 --ioengine=io_uring --time_based --runtime=3 --offset=8M"
+                               " --size=48M --randrepeat=0 --output-format=json" + c.jobs;
+      side_by_side::RateRounds reads{kRateBound}, writes{kRateBound};
+      auto share = [&](const std::vector<double>& iops, const char* dir, double limit) {
+        double sum = 0;
+        for (size_t i = 0; i < iops.size(); ++i) sum += std::string(c.dirs[i]) == dir ? iops[i] : 0;
+        return sum / limit - 1.0;
+      };
+      for (int round = 0; reads.more() || writes.more(); ++round) {
+        std::vector<double> fio, dp;
+        side_by_side::in_turn(
+            round,
+            [&] {
+              auto r = testing::sh(cg.run_inside("fio" + args));
+              INFO(r.err);
+              REQUIRE(r.exit_code == 0);
+              fio = jobs_iops(r.out, c.dirs);
+            },
+            [&] {
+              auto r = testing::sh(cg.run_inside(std::string(DISKPROBE_BIN) + " fio" + args));
+              INFO(r.err);
+              REQUIRE(r.exit_code == 0);
+              dp = jobs_iops(r.out, c.dirs);
+            });
+        reads.add(share(dp, "read", c.read_limit), share(fio, "read", c.read_limit));
+        writes.add(share(dp, "write", c.write_limit), share(fio, "write", c.write_limit));
+        std::printf("fidelity: %-44s round %d: reads diskprobe %+.3f%% fio %+.3f%%; writes diskprobe %+.3f%% "
+                    "fio %+.3f%% of the limit\n",
+                    c.what, round + 1, reads.dp.back() * 100, reads.fio.back() * 100, writes.dp.back() * 100,
+                    writes.fio.back() * 100);
+      }
+      reads.judge((std::string(c.what) + ", reads").c_str());
+      writes.judge((std::string(c.what) + ", writes").c_str());
+    }
+  }
+}

@@ -426,7 +426,7 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
 
 // [slow]: fio and diskprobe, 3 s each, for every example that runs; once, not under the sanitizers.
 TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refused naming what is missing",
-          "[fio][slow]") {
+          "[fio][slow][shared]") {
   need_fio();
   fs::path dir = examples_dir();
   if (dir.empty()) {
@@ -465,7 +465,8 @@ TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refu
 }
 
 // [slow]: every fio line of the vendor pages, by fio and by diskprobe, 2 s each.
-TEST_CASE("the vendor pages' fio lines run under diskprobe fio as written, with fio's jobs", "[fio][slow]") {
+TEST_CASE("the vendor pages' fio lines run under diskprobe fio as written, with fio's jobs",
+          "[fio][slow][shared]") {
   need_fio();
   auto loop = testing::make_loop(64ull << 20);
   fs::path work = fs::path("/var/tmp") / ("diskprobe-seed-lines-" + std::to_string(::getpid()));
