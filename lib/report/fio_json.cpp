@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <map>
 #include <string>
 
 namespace diskprobe {
@@ -322,8 +321,6 @@ json to_fio_json(const RunReport& rep, bool plus) {
 json to_fio_json(const std::vector<const RunReport*>& runs, bool plus, FioGroups groups) {
   json j;
   json jobs = json::array(), facts = json::array();
-  json disks = json::object();  // name -> summed entry
-  std::map<std::string, double> util_time, disk_time;  // name -> sum of util x the time it covers; that time
   for (size_t i = 0; i < runs.size(); ++i) {
     json one = to_fio_json(*runs[i], plus);
     if (i == 0) j = one;
@@ -332,31 +329,16 @@ json to_fio_json(const std::vector<const RunReport*>& runs, bool plus, FioGroups
       jobs.push_back(std::move(job));
     }
     facts.push_back(one["diskprobe"]);
-    // Each run's util is over the time its counters span; hand-made reports have runtime only.
-    const DiskStats& disk = runs[i]->results.disk;
-    const double t = disk.span_s > 0 ? disk.span_s : runs[i]->results.runtime_s;
-    for (const auto& d : one["disk_util"]) {
-      const std::string name = d["name"].get<std::string>();
-      json& sum = disks[name];
-      if (sum.is_null()) sum = d;
-      else
-        for (const char* k : {"read_ios", "write_ios", "read_merges", "write_merges", "read_ticks", "write_ticks",
-                              "in_queue"})
-          sum[k] = sum[k].get<uint64_t>() + d[k].get<uint64_t>();
-      util_time[name] += d["util"].get<double>() * t;
-      disk_time[name] += t;
-    }
     if (i + 1 == runs.size()) {
       for (const char* k : {"timestamp", "timestamp_ms", "time"}) j[k] = one[k];
     }
   }
   j["jobs"] = std::move(jobs);
-  json util = json::array();
-  for (auto& [name, d] : disks.items()) {
-    d["util"] = disk_time[name] > 0 ? util_time[name] / disk_time[name] : 0.0;
-    util.push_back(d);
-  }
-  j["disk_util"] = std::move(util);
+  // The runs are on one device: its counters summed, util over the time they span (the text
+  // report's Disk stats are the same figures).
+  RunReport all = *runs.front();
+  all.results.disk = merged_disk_stats(runs);
+  j["disk_util"] = disk_util_json(all);
   j["diskprobe"] = {{"runs", std::move(facts)}};
   return j;
 }

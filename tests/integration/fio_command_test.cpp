@@ -106,20 +106,48 @@ const std::vector<std::string> kBlockExamples = {
     "rand-zones", "sprandom", "ssd-steadystate", "ssd-test", "steadystate", "surface-scan", "tiobench-example",
     "waitfor"};
 
+// `fio LINE` and `diskprobe fio LINE` (LINE asks for JSON): REQUIRE exit 0; the document.
+json fio_doc(const std::vector<std::string>& line) {
+  std::vector<std::string> argv = {"fio"};
+  argv.insert(argv.end(), line.begin(), line.end());
+  auto f = testing::run(argv);
+  INFO("fio stderr: " << f.err);
+  REQUIRE(f.exit_code == 0);
+  return parse_doc(f.out, "fio");
+}
+json diskprobe_fio_doc(const std::vector<std::string>& line) {
+  std::vector<std::string> argv = {"fio"};
+  argv.insert(argv.end(), line.begin(), line.end());
+  auto d = testing::run_diskprobe(argv);
+  INFO("diskprobe stderr: " << d.err);
+  REQUIRE(d.exit_code == 0);
+  return parse_doc(d.out, "diskprobe");
+}
+
+// Job by job, both documents: the same name, I/O counts and bytes each way, and groupid.
+void same_counts(const json& fdoc, const json& ddoc) {
+  auto ff = facts(fdoc), df = facts(ddoc);
+  REQUIRE(df.size() == ff.size());
+  for (size_t i = 0; i < ff.size(); ++i) {
+    INFO("job " << ff[i].name);
+    CHECK(df[i].name == ff[i].name);
+    CHECK(df[i].read_ios == ff[i].read_ios);
+    CHECK(df[i].write_ios == ff[i].write_ios);
+    CHECK(df[i].read_bytes == ff[i].read_bytes);
+    CHECK(df[i].write_bytes == ff[i].write_bytes);
+    CHECK(ddoc["jobs"][i]["groupid"] == fdoc["jobs"][i]["groupid"]);
+  }
+}
+
 // diskprobe fio and fio on the same arguments, one after the other (diskprobe first: a file
 // target fio left behind holds fio's data, which diskprobe refuses to overwrite): the same jobs
 // in the same order, each doing the same directions with the same bytes per I/O.
 void same_jobs_as_fio(const std::vector<std::string>& args) {
-  std::vector<std::string> fio_argv = {"fio", "--output-format=json"}, dp_argv = {"fio", "--output-format=json"};
-  fio_argv.insert(fio_argv.end(), args.begin(), args.end());
-  dp_argv.insert(dp_argv.end(), args.begin(), args.end());
-  auto d = testing::run_diskprobe(dp_argv);
-  INFO("diskprobe: " << d.err);
-  REQUIRE(d.exit_code == 0);
-  auto f = testing::run(fio_argv);
-  INFO("fio: " << f.err);
-  REQUIRE(f.exit_code == 0);
-  auto ff = facts(parse_doc(f.out, "fio")), df = facts(parse_doc(d.out, "diskprobe"));
+  std::vector<std::string> line = {"--output-format=json"};
+  line.insert(line.end(), args.begin(), args.end());
+  const json ddoc = diskprobe_fio_doc(line);
+  const json fdoc = fio_doc(line);
+  auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(df.size() == ff.size());
   for (size_t i = 0; i < ff.size(); ++i) {
     CHECK(df[i].name == ff[i].name);
@@ -193,20 +221,12 @@ TEST_CASE("diskprobe fio runs a fio command line from fio's defaults: the job fi
   auto loop = testing::make_loop(64ull << 20);
   const std::vector<std::string> line = {"--name=w", "--filename=" + loop.path(), "--rw=write", "--bs=64k",
                                          "--size=8m", "--direct=1", "--output-format=json"};
-  std::vector<std::string> fio_argv = {"fio"};
-  fio_argv.insert(fio_argv.end(), line.begin(), line.end());
   uint64_t w0 = sectors_written(loop.name());
-  auto f = testing::run(fio_argv);
-  INFO("fio stderr: " << f.err);
-  REQUIRE(f.exit_code == 0);
+  const json fdoc = fio_doc(line);
   uint64_t w1 = sectors_written(loop.name());
-  std::vector<std::string> dp_argv = {"fio"};
-  dp_argv.insert(dp_argv.end(), line.begin(), line.end());
-  auto d = testing::run_diskprobe(dp_argv);
-  INFO("diskprobe stderr: " << d.err);
-  REQUIRE(d.exit_code == 0);
+  const json ddoc = diskprobe_fio_doc(line);
   uint64_t w2 = sectors_written(loop.name());
-  auto ff = facts(parse_doc(f.out, "fio")), df = facts(parse_doc(d.out, "diskprobe"));
+  auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(ff.size() == 1);
   REQUIRE(df.size() == 1);
   CHECK(df[0].name == ff[0].name);
@@ -223,20 +243,13 @@ TEST_CASE("diskprobe fio: fio's defaults where the line says nothing (read, 4k, 
   auto loop = testing::make_loop(16ull << 20);
   const std::vector<std::string> line = {"--name=defaults", "--filename=" + loop.path(), "--size=2m",
                                          "--output-format=json"};
-  std::vector<std::string> fio_argv = {"fio"}, dp_argv = {"fio"};
-  fio_argv.insert(fio_argv.end(), line.begin(), line.end());
-  dp_argv.insert(dp_argv.end(), line.begin(), line.end());
-  auto f = testing::run(fio_argv);
-  REQUIRE(f.exit_code == 0);
-  auto d = testing::run_diskprobe(dp_argv);
-  INFO("diskprobe stderr: " << d.err);
-  REQUIRE(d.exit_code == 0);
-  auto ff = facts(parse_doc(f.out, "fio")), df = facts(parse_doc(d.out, "diskprobe"));
+  const json fdoc = fio_doc(line), ddoc = diskprobe_fio_doc(line);
+  auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(df.size() == 1);
   CHECK(df[0].read_ios == ff[0].read_ios);  // 512 reads of 4 KiB
   CHECK(df[0].read_ios == 512);
   CHECK(df[0].write_ios == 0);
-  const json job = parse_doc(d.out, "diskprobe").at("jobs")[0];
+  const json job = ddoc.at("jobs")[0];
   INFO(job.dump().substr(0, 400));
 }
 
@@ -268,27 +281,10 @@ TEST_CASE("diskprobe fio runs jobs behind stonewall one after another, each its 
                                          "--name=w", "--rw=write", "--bs=64k",
                                          "--name=r", "--stonewall", "--rw=randread", "--bs=4k", "--iodepth=4",
                                          "--ioengine=io_uring", "--output-format=json"};
-  std::vector<std::string> fio_argv = {"fio"}, dp_argv = {"fio"};
-  fio_argv.insert(fio_argv.end(), line.begin(), line.end());
-  dp_argv.insert(dp_argv.end(), line.begin(), line.end());
-  auto f = testing::run(fio_argv);
-  INFO("fio stderr: " << f.err);
-  REQUIRE(f.exit_code == 0);
-  auto d = testing::run_diskprobe(dp_argv);
-  INFO("diskprobe stderr: " << d.err);
-  REQUIRE(d.exit_code == 0);
-  const json fdoc = parse_doc(f.out, "fio"), ddoc = parse_doc(d.out, "diskprobe");
+  const json fdoc = fio_doc(line), ddoc = diskprobe_fio_doc(line);
   auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(ff.size() == 2);
-  REQUIRE(df.size() == 2);
-  for (size_t i = 0; i < 2; ++i) {
-    CHECK(df[i].name == ff[i].name);
-    CHECK(df[i].read_ios == ff[i].read_ios);
-    CHECK(df[i].write_ios == ff[i].write_ios);
-    CHECK(df[i].read_bytes == ff[i].read_bytes);
-    CHECK(df[i].write_bytes == ff[i].write_bytes);
-    CHECK(ddoc["jobs"][i]["groupid"] == fdoc["jobs"][i]["groupid"]);
-  }
+  same_counts(fdoc, ddoc);
   CHECK(df[0].write_ios == 64);    // 4 MiB of 64 KiB writes
   CHECK(df[1].read_ios == 1024);   // then 4 MiB of 4 KiB random reads, each block once
   CHECK(ddoc["jobs"][1]["groupid"] == 1);
@@ -306,31 +302,14 @@ TEST_CASE("diskprobe fio runs different jobs at the same time, each reported as 
       "--name=reader", "--rw=randread", "--bs=4k", "--iodepth=4", "--ioengine=io_uring", "--offset=16m",
       "--name=late", "--rw=read", "--bs=64k", "--offset=32m", "--startdelay=1", "--loops=2",
       "--name=after", "--stonewall", "--rw=randwrite", "--bs=16k", "--offset=48m", "--size=4m"};
-  std::vector<std::string> fio_argv = {"fio"}, dp_argv = {"fio"};
-  fio_argv.insert(fio_argv.end(), line.begin(), line.end());
-  dp_argv.insert(dp_argv.end(), line.begin(), line.end());
-  auto f = testing::run(fio_argv);
-  INFO("fio stderr: " << f.err);
-  REQUIRE(f.exit_code == 0);
+  const json fdoc = fio_doc(line);
   const uint64_t w0 = sectors_written(loop.name()), r0 = sectors_read(loop.name());
   auto t0 = std::chrono::steady_clock::now();
-  auto d = testing::run_diskprobe(dp_argv);
+  const json ddoc = diskprobe_fio_doc(line);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  INFO("diskprobe stderr: " << d.err);
-  REQUIRE(d.exit_code == 0);
-  const json fdoc = parse_doc(f.out, "fio"), ddoc = parse_doc(d.out, "diskprobe");
   auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(ff.size() == 4);
-  REQUIRE(df.size() == 4);
-  for (size_t i = 0; i < 4; ++i) {
-    INFO("job " << ff[i].name);
-    CHECK(df[i].name == ff[i].name);
-    CHECK(df[i].read_ios == ff[i].read_ios);
-    CHECK(df[i].write_ios == ff[i].write_ios);
-    CHECK(df[i].read_bytes == ff[i].read_bytes);
-    CHECK(df[i].write_bytes == ff[i].write_bytes);
-    CHECK(ddoc["jobs"][i]["groupid"] == fdoc["jobs"][i]["groupid"]);
-  }
+  same_counts(fdoc, ddoc);
   CHECK(df[0].write_ios == 64);    // 8 MiB of 128 KiB writes
   CHECK(df[1].read_ios == 2048);   // 8 MiB of 4 KiB random reads at 16 MiB, each block once
   CHECK(df[2].read_ios == 256);    // loops=2: 8 MiB of 64 KiB reads, twice

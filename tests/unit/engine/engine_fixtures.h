@@ -8,7 +8,10 @@
 
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,26 @@ namespace engine_fixtures {
 // on this machine's disk once held one write 107 ms (0.607 s for 0.5), and no bug.
 inline double window_bound_s(double runtime_s, const diskprobe::Histogram& lat) {
   return runtime_s + static_cast<double>(lat.max()) / 1e9 + 0.02;
+}
+
+// run_jobs with its stop flag set `after_ms` into the run, as a signal would: the result, and
+// how long the call took in seconds.
+struct StoppedRun {
+  diskprobe::Result<diskprobe::Results> result;
+  double took_s;
+};
+inline StoppedRun run_stopped_after(const diskprobe::JobSpec& spec, const diskprobe::Target& target, int after_ms) {
+  std::atomic<bool> stop{false};
+  diskprobe::EngineOptions opts;
+  opts.stop = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(after_ms));
+    stop = true;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = diskprobe::run_jobs(spec, target, opts);
+  stopper.join();
+  return {std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
 }
 
 // A sparse file of `size` bytes, removed when the test ends.

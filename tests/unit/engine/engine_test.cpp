@@ -217,19 +217,9 @@ TEST_CASE("engine: the stop flag ends a long run promptly") {
   TempFile file(16 << 20);
   auto spec = quick_spec(RwMode::RandWrite);
   spec.runtime_s = 60;
-  std::atomic<bool> stop{false};
-  EngineOptions opts;
-  opts.stop = &stop;
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stop = true;
-  });
-  auto t0 = std::chrono::steady_clock::now();
-  auto r = run_jobs(spec, file.target(), opts);
-  auto took = std::chrono::steady_clock::now() - t0;
-  stopper.join();
+  auto [r, took] = engine_fixtures::run_stopped_after(spec, file.target(), 200);
   REQUIRE(r.ok());
-  CHECK(took < std::chrono::seconds(3));
+  CHECK(took < 3);
   CHECK(r->interrupted);
   CHECK(r->write.ios > 0);
   CHECK(r->runtime_s < 3);
@@ -474,17 +464,7 @@ TEST_CASE("engine: a stop during startdelay ends the job before its first I/O") 
   TempFile file(1 << 20);
   JobSpec late = quick_spec(RwMode::Read);
   late.startdelay_s = 30;
-  std::atomic<bool> stop{false};
-  EngineOptions opts;
-  opts.stop = &stop;
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    stop = true;
-  });
-  auto t0 = std::chrono::steady_clock::now();
-  auto r = run_jobs(late, file.target(), opts);
-  stopper.join();
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto [r, took] = engine_fixtures::run_stopped_after(late, file.target(), 200);
   REQUIRE(r.ok());
   CHECK(r->interrupted);
   CHECK(r->read.ios == 0);

@@ -88,15 +88,8 @@ TEST_CASE("engine: a stopped run measures up to the end of the drain of what it 
   auto spec = window_spec(EngineKind::IoUring);
   spec.ramp_time_s = 0;
   spec.runtime_s = 30;
-  std::atomic<bool> stop{false};
-  EngineOptions opts;
-  opts.stop = &stop;
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop = true;
-  });
-  auto r = run_jobs(spec, file.target(), opts);
-  stopper.join();
+  auto [r, took] = engine_fixtures::run_stopped_after(spec, file.target(), 300);
+  (void)took;
   REQUIRE(r.ok());
   CHECK(r->interrupted);
   CHECK(r->runtime_s > 0);

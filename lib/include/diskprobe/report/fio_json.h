@@ -17,7 +17,7 @@ namespace diskprobe {
 nlohmann::json to_fio_json(const RunReport& rep, bool plus);
 
 // Several runs one after the other (accept's phases) as one document, as fio writes a job file
-// of stonewalled groups: run i's jobs under groupid i, disk_util summed over the runs (util
+// of stonewalled groups, on one device: run i's jobs under groupid i, disk_util summed over the runs (util
 // weighted by the time each run's counters span), "global options" of the first, the timestamp the last one's
 // end, and diskprobe's facts of each run under "diskprobe"."runs". `runs` is not empty.
 // ByReport: each run's jobs under its own RunReport::groupid instead (diskprobe fio: jobs run at
