@@ -64,9 +64,10 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (!sync && s.iodepth_batch_submit >= 0) c += " --iodepth_batch_submit=" + std::to_string(s.iodepth_batch_submit);
   c += " --direct=" + std::string(s.direct ? "1" : "0");
   if (s.sync) c += " --sync=1";
-  c += " --rw=" + std::string(to_string(s.rw));
+  c += " --rw=" + std::string(to_string(s.rw)) + rw_suffix(s.shape);
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) c += " --rwmixread=" + std::to_string(s.rwmixread);
   c += " --bs=" + fio_size(s.bs);
+  for (const auto& [name, value] : fio_options(s.shape, s.bs, s.write_bs())) c += " --" + name + "=" + value;
   if (s.size) c += " --size=" + fio_size(s.size);
   if (s.offset) c += " --offset=" + fio_size(s.offset);
   c += " --numjobs=" + std::to_string(s.numjobs);

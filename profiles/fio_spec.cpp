@@ -40,12 +40,33 @@ Setter field(const char* key) {
 
 bool truthy(const std::string& v, bool bare) { return bare || (v != "0" && v != "false" && v != "no" && v != "off"); }
 
+// fio's rw=<op>[:<n>]: on a sequential op, n bytes skipped after each I/O (a negative n walks
+// backwards); on a random one, a new random offset every n I/Os.
 Applied set_rw(State& s, const std::string& value, bool) {
   std::string v = value;
+  std::string modifier;
   if (auto colon = v.find(':'); colon != std::string::npos) {
-    return {"", "rw=<op>:<n> (an offset jump every n I/Os) is not implemented"};
+    modifier = v.substr(colon + 1);
+    v = v.substr(0, colon);
   }
   if (v == "rw") v = "readwrite";
+  if (v == "randrw" || v == "randread" || v == "randwrite" || v == "read" || v == "write" || v == "readwrite") {
+    s.job.spec.shape.seq_add = 0;
+    s.job.spec.shape.seq_nr = 0;
+    if (!modifier.empty()) {
+      const bool random = v.rfind("rand", 0) == 0;
+      const bool negative = modifier[0] == '-';
+      auto n = parse_size(negative ? modifier.substr(1) : modifier);
+      if (!n || (random && (negative || *n == 0 || *n > UINT32_MAX))) {
+        return {random ? "use rw=" + v + ":N, N I/Os per random offset" : "use rw=" + v + ":SIZE, like read:8k or read:-8k", ""};
+      }
+      if (random) {
+        s.job.spec.shape.seq_nr = static_cast<uint32_t>(*n);
+      } else {
+        s.job.spec.shape.seq_add = negative ? -static_cast<int64_t>(*n) : static_cast<int64_t>(*n);
+      }
+    }
+  }
   if (v == "trim" || v == "randtrim" || v == "trimwrite" || v == "randtrimwrite") {
     return {"", "trim workloads (discard) are not implemented"};
   }
@@ -161,24 +182,83 @@ Applied set_time_based(State& s, const std::string& v, bool bare) {
   return from_status(set_field(s.job.spec, "time_based", truthy(v, bare) ? "1" : "0"));
 }
 
-// fio's bsrange=MIN-MAX[,MIN-MAX]: a range of one size is that block size (tiobench-example's
-// 4k-4k); random sizes in between are another workload.
+// fio's bsrange=MIN-MAX[,MIN-MAX]: sizes from MIN to MAX, multiples of MIN (one range: both
+// directions); a range of one size is that block size (tiobench-example's 4k-4k).
 Applied set_bsrange(State& s, const std::string& v, bool) {
-  std::string fixed;
+  const char* use = "use MIN-MAX like 4k-64k (reads,writes: 4k-4k,8k-64k)";
+  std::string mins;
+  uint32_t maxes[2] = {0, 0};
   size_t b = 0;
+  int parts = 0;
   for (int part = 0; part < 2 && b <= v.size(); ++part) {
     size_t comma = v.find(',', b);
     std::string range = v.substr(b, comma == std::string::npos ? std::string::npos : comma - b);
     size_t dash = range.find('-');
-    if (dash == std::string::npos) return {"use MIN-MAX like 4k-4k (reads,writes: 4k-4k,8k-8k)", ""};
+    if (dash == std::string::npos) return {use, ""};
     auto lo = parse_size(range.substr(0, dash)), hi = parse_size(range.substr(dash + 1));
-    if (!lo || !hi) return {"use MIN-MAX like 4k-4k (reads,writes: 4k-4k,8k-8k)", ""};
-    if (*lo != *hi) return {"", "bsrange with MIN below MAX (random block sizes) is not implemented"};
-    fixed += (part ? "," : "") + std::to_string(*lo);
+    if (!lo || !hi || *hi > UINT32_MAX || *lo > *hi) return {use, ""};
+    mins += (part ? "," : "") + std::to_string(*lo);
+    maxes[part] = *lo == *hi ? 0 : static_cast<uint32_t>(*hi);
+    ++parts;
     if (comma == std::string::npos) break;
     b = comma + 1;
   }
-  return from_status(set_field(s.job.spec, "bs", fixed));
+  if (parts == 1) maxes[1] = maxes[0];
+  s.job.spec.shape.bs_max = {maxes[0], maxes[1]};
+  return from_status(set_field(s.job.spec, "bs", mins));
+}
+
+// fio's bssplit: the sizes and their shares; bs becomes each direction's smallest.
+Applied set_bssplit(State& s, const std::string& v, bool) {
+  auto split = parse_bssplit(v);
+  if (!split) return {split.error(), ""};
+  s.job.spec.shape.bssplit = *split;
+  const uint32_t r = min_bs(s.job.spec.shape, 0, s.job.spec.bs), w = min_bs(s.job.spec.shape, 1, s.job.spec.write_bs());
+  s.job.spec.bs = r;
+  s.job.spec.bs_write = w == r ? 0 : w;
+  return {};
+}
+
+// fio's blockalign=R[,W]: random offsets are multiples of it.
+Applied set_blockalign(State& s, const std::string& v, bool) {
+  const size_t comma = v.find(',');
+  auto r = parse_size(v.substr(0, comma));
+  auto w = comma == std::string::npos ? r : parse_size(v.substr(comma + 1));
+  if (!r || !w || *r == 0 || *w == 0 || *r > UINT32_MAX || *w > UINT32_MAX) return {"use a size like 4k (reads,writes: 4k,8k)", ""};
+  s.job.spec.shape.blockalign = {static_cast<uint32_t>(*r), static_cast<uint32_t>(*w)};
+  return {};
+}
+
+Applied set_random_distribution(State& s, const std::string& v, bool) {
+  auto d = parse_random_distribution(v);
+  if (!d) {
+    if (d.error().find("not implemented") != std::string::npos) return {"", d.error()};
+    return {d.error(), ""};
+  }
+  s.job.spec.shape.distribution = d->kind;
+  s.job.spec.shape.zones = d->zones;
+  return {};
+}
+
+// fio's thinktime (microseconds, or with a time suffix) and thinktime_blocks.
+Applied set_thinktime(State& s, const std::string& v, bool) {
+  uint64_t us = 0;
+  if (auto n = parse_decimal(v)) {
+    us = static_cast<uint64_t>(*n);
+  } else if (auto sec = parse_seconds(v)) {
+    us = static_cast<uint64_t>(*sec * 1e6);
+  } else {
+    return {"use microseconds (thinktime=2000) or a time (2ms)", ""};
+  }
+  s.job.spec.shape.thinktime_us = us;
+  return {};
+}
+
+Applied set_thinktime_blocks(State& s, const std::string& v, bool) {
+  auto n = parse_decimal(v);
+  if (!n || *n < 1 || *n > UINT32_MAX || *n != static_cast<double>(static_cast<uint32_t>(*n))) return {"use a whole number of I/Os, 1 or more", ""};
+  s.job.spec.shape.thinktime_blocks = static_cast<uint32_t>(*n);
+  return {};
 }
 
 // fio's verify: diskprobe's blocks carry crc32c; fio's other checksums are other workloads.
@@ -266,6 +346,13 @@ const std::map<std::string, Setter>& table() {
       {"number_ios", field("number_ios")},
       {"filesize", set_filesize},
       {"unit_base", only("0", "unit_base is not implemented")},
+      {"bssplit", set_bssplit},
+      {"blockalign", set_blockalign},
+      {"ba", set_blockalign},
+      {"random_distribution", set_random_distribution},
+      {"thinktime", set_thinktime},
+      {"thinktime_blocks", set_thinktime_blocks},
+      {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;
 }

@@ -62,6 +62,7 @@ struct Slot {
   uint64_t t_submit = 0;
   unsigned buf_index = 0;  // registered buffer (chunk) that holds `buf`
   uint32_t done = 0;       // bytes of this I/O already transferred (short I/O: the rest goes again)
+  uint32_t len = 0;        // shaped plans only (plan.shaped): this I/O's bytes; else plan.bs[write]
   bool write = false;
   bool held_read_data = false;  // the last I/O in this buffer was a read
 };
@@ -86,8 +87,26 @@ struct JobRun {
 
   JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
       : plan(p), work(p, job, out), stop(s), result(&out) {
-    for (int d = 0; d < 2; ++d) pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
+    for (int d = 0; d < 2; ++d) {
+      pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
+      if (p.shape.rate_bytes[d]) pacer.set_bytes(d, p.shape.rate_bytes[d]);
+    }
   }
+
+  // thinktime (shaped plans): after every think_blocks I/Os, the job waits think_ns, in naps
+  // that let a stop or the deadline in.
+  void after_io(JobOutput& out) {
+    if (plan.shape.think_ns == 0 || ++thought_ < plan.shape.think_blocks) return;
+    thought_ = 0;
+    const uint64_t until = now_ns() + plan.shape.think_ns;
+    for (uint64_t t = now_ns(); t < until && !stopping; t = now_ns()) {
+      uint64_t nap = std::min(until - t, kMaxPacedSleepNs);
+      if (deadline > t) nap = std::min(nap, deadline - t);
+      sleep_ns(nap);
+      check(now_ns(), out);
+    }
+  }
+  uint32_t thought_ = 0;
 
   void start(uint64_t t0) {
     pacer.start(t0);
@@ -206,6 +225,27 @@ Result<Buffer> allocate_buffers(const JobPlan& plan, Workload& work);
 }
 // Rate caps: the direction was drawn (Workload::next_direction) and picked by the pacer.
 inline void start_io_as(Workload& work, Slot& sl, bool write) { start_io_at(work, sl, write, work.next_offset(write)); }
+// A shaped plan's I/O of the direction picked: its offset and length drawn (Workload::next_shaped);
+// false when the walk is over (nothing started in sl).
+inline bool start_io_shaped(Workload& work, Slot& sl, bool write) {
+  uint64_t offset = 0;
+  uint32_t len = 0;
+  if (!work.next_shaped(write, &offset, &len)) return false;
+  sl.len = len;
+  start_io_at(work, sl, write, offset);
+  return true;
+}
+// Starts the picked direction's I/O in sl and tells the pacer; false: a shaped walk is over.
+inline bool start_picked(const JobPlan& plan, JobRun& run, Slot& sl, bool write) {
+  if (plan.shaped) {
+    if (!start_io_shaped(run.work, sl, write)) return false;
+    run.pacer.issued(write, sl.len);
+    return true;
+  }
+  run.pacer.issued(write);
+  start_io_as(run.work, sl, write);
+  return true;
+}
 
 // fio's short I/O handling: a completion of `res` bytes, fewer than the I/O's `bs`, sends the
 // rest again (buffer and offset advanced by what was done) until the I/O is whole. True when

@@ -41,6 +41,69 @@ size_t slots_per_registered_buffer(size_t slots, size_t slot_stride) {
   return std::clamp<size_t>(by_table, 1, by_bytes);
 }
 
+namespace {
+
+// fio's zoned and zoned_abs: a draw v of 0..99 picks the zone whose share of the accesses holds
+// it; the zone is a share of the ba units (zoned) or a byte range (zoned_abs), laid from the start.
+std::vector<std::pair<uint64_t, uint64_t>> zone_table(const IoShape& s, int d, uint64_t lastb, uint32_t ba) {
+  std::vector<std::pair<uint64_t, uint64_t>> of;
+  if (s.distribution == Distribution::Uniform) return of;
+  double start_percent = 0;
+  uint64_t start_bytes = 0;
+  for (const RandomZone& z : s.zones[d]) {
+    uint64_t first = 0, units = 0;
+    if (s.distribution == Distribution::Zoned) {
+      first = static_cast<uint64_t>(start_percent * static_cast<double>(lastb) / 100.0);
+      units = static_cast<uint64_t>(static_cast<double>(lastb) * z.size_percent / 100.0);
+      start_percent += z.size_percent;
+    } else {
+      first = start_bytes / ba;
+      units = z.size_bytes / ba;
+      start_bytes += z.size_bytes;
+    }
+    first = std::min(first, lastb - 1);
+    units = std::clamp<uint64_t>(units, 1, lastb - first);
+    for (uint32_t k = 0; k < z.access_percent; ++k) of.emplace_back(first, units);
+  }
+  return of;  // 100 entries: validate() checks that the accesses come to 100
+}
+
+void plan_shape(const JobSpec& spec, const Target& target, uint64_t region, JobPlan& p) {
+  const IoShape& s = spec.shape;
+  ShapePlan& sh = p.shape;
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t bs = d ? spec.write_bs() : spec.bs;
+    sh.min_bs[d] = min_bs(s, d, bs);
+    sh.max_bs[d] = max_bs(s, d, bs);
+    sh.ba[d] = s.blockalign[d] ? s.blockalign[d] : sh.min_bs[d];
+    uint32_t cum = 0;
+    for (const BsShare& e : s.bssplit[d]) {
+      if (e.percent == 0) continue;
+      cum += e.percent;
+      sh.split[d].emplace_back(e.bs, cum);
+    }
+    // fio's last_block: a min_bs I/O fits at the last unit.
+    uint64_t room = region;
+    if (sh.min_bs[d] > sh.ba[d]) room -= std::min<uint64_t>(room, sh.min_bs[d] - sh.ba[d]);
+    sh.lastb[d] = std::max<uint64_t>(1, room / sh.ba[d]);
+    sh.zone_of[d] = zone_table(s, d, sh.lastb[d], sh.ba[d]);
+    if (s.variable_bs(d)) sh.rate_bytes[d] = spec.rate_bytes[d];
+  }
+  // fio's random map with several sizes: one map of the smallest size's blocks, both directions'.
+  constexpr uint64_t kMaxMapBlocks = uint64_t{1} << 32;  // 512 MiB of map; beyond, uniform draws
+  sh.map = is_random(spec.rw) && !spec.norandommap && s.variable_bs() && s.distribution == Distribution::Uniform &&
+           sh.min_bs[0] == sh.min_bs[1] && sh.ba[0] == sh.min_bs[0] && sh.ba[1] == sh.min_bs[1] &&
+           sh.lastb[0] <= kMaxMapBlocks;
+  sh.seq_add = s.seq_add;
+  sh.seq_nr = s.seq_nr;
+  sh.region_len = region;
+  sh.wrap_at = target.size_bytes;
+  sh.think_ns = s.thinktime_us * 1000;
+  sh.think_blocks = std::max<uint32_t>(1, s.thinktime_blocks);
+}
+
+}  // namespace
+
 JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) {
   JobPlan p;
   p.spec = &spec;
@@ -58,7 +121,12 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   p.nblocks = p.nblocks_dir[does_writes(spec.rw) && !does_reads(spec.rw) ? 1 : 0];
   p.job_paths = target.job_paths;
   p.rdev = target.job_paths.empty() ? target.rdev : 0;
-  p.randommap = is_random(spec.rw) && !spec.norandommap;
+  // The random map hands out blocks of one size, each once a pass: with several sizes or zones,
+  // offsets are drawn at random (as norandommap; fio's --parse-only side says so).
+  p.shaped = spec.shape.any();
+  if (p.shaped) plan_shape(spec, target, region, p);
+  p.randommap = is_random(spec.rw) && !spec.norandommap && !spec.shape.variable_bs() &&
+                spec.shape.distribution == Distribution::Uniform;
   p.verify = spec.verify != VerifyKind::None;
   p.verify_reads = p.verify && !does_writes(spec.rw);
   p.track_writes = p.verify && does_writes(spec.rw) && spec.do_verify;
@@ -72,7 +140,7 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
     p.chunk_watch = spec.iodepth_batch_submit == JobSpec::kBatchSubmitAuto && p.submit_chunk == 1;
   }
   // size: one pass over the region per job; io_size: that many bytes, looping as needed.
-  uint64_t pass = does_reads(spec.rw) && does_writes(spec.rw) ? region
+  uint64_t pass = (does_reads(spec.rw) && does_writes(spec.rw)) || p.shaped ? region
                   : does_writes(spec.rw)                      ? p.nblocks_dir[1] * p.bs[1]
                                                               : p.nblocks_dir[0] * p.bs[0];
   p.bytes_limit = spec.time_based ? 0 : spec.io_size ? spec.io_size : pass;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diskprobe/base/aligned_buffer.h"
@@ -21,6 +22,27 @@ constexpr size_t kBufferAlign = kDirectAlign;
 
 // A submission cap above any batch: every free slot in one io_uring_enter.
 inline constexpr uint32_t kAllAtOnce = UINT32_MAX;
+
+// IoShape (spec/io_shape.h) worked out for the engine: per direction [0] reads, [1] writes.
+struct ShapePlan {
+  uint32_t min_bs[2] = {0, 0}, max_bs[2] = {0, 0};
+  uint32_t ba[2] = {0, 0};       // random offsets are multiples of this (blockalign)
+  uint64_t lastb[2] = {0, 0};    // random offsets: the ba units at which a min_bs I/O still fits
+  // bssplit: each size with the percentages before it and its own (cumulative), in the order given.
+  std::vector<std::pair<uint32_t, uint32_t>> split[2];
+  // random_distribution=zoned|zoned_abs: for v = 0..99 (a draw), the zone's first ba unit and its units.
+  std::vector<std::pair<uint64_t, uint64_t>> zone_of[2];
+  int64_t seq_add = 0;           // rw=read:N: bytes added after each sequential I/O
+  uint32_t seq_nr = 0;           // rw=randread:N: a random offset every N I/Os
+  uint64_t region_len = 0;
+  uint64_t wrap_at = 0;          // a holed walk at or past this (the target's size, as fio's real_file_size) wraps
+  uint64_t think_ns = 0;         // thinktime, after every think_blocks I/Os
+  uint32_t think_blocks = 1;
+  uint64_t rate_bytes[2] = {0, 0};  // rate= with several sizes: paced by each I/O's bytes
+  // fio's random map over I/Os of several sizes (BlockMap, in min_bs blocks, both directions'):
+  // each random I/O starts at a free block and is cut short at a done one.
+  bool map = false;
+};
 
 struct JobPlan {
   const JobSpec* spec = nullptr;
@@ -61,6 +83,10 @@ struct JobPlan {
   uint64_t rate_ns_num[2] = {0, 0}, rate_ns_den[2] = {1, 1};
   bool paced = false;
   bool steady = false;          // steadystate: jobs publish their totals for the watching thread
+  // The I/Os vary beyond one size and one walk (bssplit, rw=<op>:<n>, zones, thinktime): the
+  // loops' extras path draws each I/O's offset and length through Workload::next_shaped.
+  bool shaped = false;
+  ShapePlan shape;
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

@@ -17,6 +17,12 @@ class Pacer {
     rem_[d] = ns_den ? ns_num % ns_den : 0;
     den_[d] = ns_den ? ns_den : 1;
   }
+  // rate= over I/Os of several sizes: each I/O of direction d takes its own bytes' time at
+  // bytes_per_s (issued(write, len)).
+  void set_bytes(int d, uint64_t bytes_per_s) {
+    set(d, 0, 1);
+    per_byte_[d] = bytes_per_s;
+  }
   // The schedule starts (again: fio restarts it when the ramp ends) at t.
   void start(uint64_t t) {
     for (int d = 0; d < 2; ++d) {
@@ -46,6 +52,12 @@ class Pacer {
   uint64_t first_due(bool drawn, bool may_switch) const {
     return may_switch && next_[!drawn] < next_[drawn] ? next_[!drawn] : next_[drawn];
   }
+  void issued(bool write, uint32_t len) {
+    if (!per_byte_[write]) return issued(write);
+    const uint64_t ns = uint64_t{len} * 1'000'000'000ull + acc_[write];
+    next_[write] += ns / per_byte_[write];
+    acc_[write] = ns % per_byte_[write];
+  }
   void issued(bool write) {
     next_[write] += step_[write];
     acc_[write] += rem_[write];
@@ -58,6 +70,7 @@ class Pacer {
  private:
   uint64_t next_[2] = {0, 0};
   uint64_t step_[2] = {0, 0}, rem_[2] = {0, 0}, den_[2] = {1, 1}, acc_[2] = {0, 0};
+  uint64_t per_byte_[2] = {0, 0};
 };
 
 }  // namespace diskprobe::engine

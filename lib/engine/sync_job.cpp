@@ -8,7 +8,7 @@ namespace diskprobe::engine {
 
 namespace {
 
-// kExtras: rate caps or steadystate are on; without them the loop is the same code as before
+// kExtras: rate caps, steadystate or a shaped plan are on; without them the loop is the same code as before
 // they existed (the counted instructions per I/O, issue 15).
 template <bool kExtras>
 Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
@@ -24,14 +24,13 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
       if constexpr (kExtras) {
         const int d = run.sleep_until_due(run.work.next_direction(), out);
         if (d < 0) break;  // only its direction was drawn: nothing to drop
-        run.pacer.issued(d == 1);
-        start_io_as(run.work, sl, d == 1);
+        if (!start_picked(plan, run, sl, d == 1)) break;  // a shaped walk is over
       } else {
         start_io(run.work, sl);
       }
     }
     again = false;
-    const uint32_t bs = plan.bs[sl.write];
+    const uint32_t bs = kExtras && plan.shaped ? sl.len : plan.bs[sl.write];
     if (sl.done == 0) t0 = now_ns();  // latency runs from the first submission
     const auto off = static_cast<off_t>(sl.offset + sl.done);
     ssize_t r = sl.write ? ::pwrite(fd, sl.buf + sl.done, bs - sl.done, off)
@@ -49,6 +48,7 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
       again = true;
     } else {
       run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
+      if constexpr (kExtras) run.after_io(out);
     }
     run.check(t, out);
     if constexpr (kExtras) run.extras(t, out);
@@ -61,7 +61,7 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
 }  // namespace
 
 Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
-  if (plan.paced || plan.steady) return sync_run<true>(plan, run, fd, buf, out);
+  if (plan.paced || plan.steady || plan.shaped) return sync_run<true>(plan, run, fd, buf, out);
   return sync_run<false>(plan, run, fd, buf, out);
 }
 

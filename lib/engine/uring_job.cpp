@@ -111,7 +111,7 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
 
 [[gnu::always_inline]] inline void UringJob::issue(io_uring_sqe* sqe, uint32_t s, Batch& b) {
   Slot& sl = slots_[s];
-  prep(sqe, s, sl, plan_.bs[sl.write]);
+  prep(sqe, s, sl, plan_.shaped ? sl.len : plan_.bs[sl.write]);
   ++b.prepped;
   if (sl.done == 0) batch_[b.fresh++] = s;  // the rest of a short I/O keeps its first submission's times
 }
@@ -152,7 +152,8 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
   b.prepped += issued;
 }
 
-// Rate caps: new I/Os only as their times come (t_prep is now). The first one not yet due is
+// Rate caps, and shaped plans (each I/O's offset and length drawn one at a time; unpaced, every
+// I/O is due at once): new I/Os only as their times come (t_prep is now). The first one not yet due is
 // held, its slot taken and its direction drawn; it goes as whichever direction is due first
 // (Pacer::pick, fio's rate_ddir), its offset and data drawn then.
 void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b) {
@@ -165,8 +166,10 @@ void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch&
     }
     const int d = run_.pacer.pick(held_drawn_, work.may_switch_to(!held_drawn_), t_prep);
     if (d < 0) return;
-    run_.pacer.issued(d == 1);
-    start_io_as(work, slots_[held_], d == 1);
+    if (!start_picked(plan_, run_, slots_[held_], d == 1)) {  // a shaped walk is over
+      drop_held();
+      return;
+    }
     issue(next_sqe(ring), held_, b);
     held_ = kNone;
   }
@@ -195,7 +198,7 @@ template <bool kExtras>
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
     if constexpr (kExtras) {
-      if (plan_.paced) {
+      if (plan_.paced || plan_.shaped) {
         fill_paced(ring, room, b.t_prep, b);
         return b;
       }
@@ -308,6 +311,7 @@ template <bool kExtras>
 // submit_and_wait makes unique per submit call (so it stands for the call's t_prep too), and
 // its direction; the run's key is held in locals, not read back through a pointer to its
 // first slot, which the stores to free_ may alias (~4 instructions an I/O; callgrind, QD32).
+template <bool kExtras>
 [[gnu::always_inline]] inline void UringJob::reap(uint64_t t_reaped) {
   io_uring* ring = ring_.get();
   Workload& work = run_.work;
@@ -351,7 +355,7 @@ template <bool kExtras>
     }
     if (res < 0) {
       work.failed(-res, sl.write, sl.offset);
-    } else if (!io_over(work, sl, plan_.bs[sl.write], static_cast<uint32_t>(res))) {
+    } else if (!io_over(work, sl, kExtras && plan_.shaped ? sl.len : plan_.bs[sl.write], static_cast<uint32_t>(res))) {
       rest_[nrest_++] = s;
       continue;
     } else if (work.over(sl.write, sl.done, sl.offset, sl.buf, sl.t_prep, t_reaped, second)) {
@@ -387,7 +391,7 @@ template <bool kExtras>
 // or counted in the next batch.
 Status UringJob::loop(JobOutput& out) {
   ext_arg_ = (ring_.get()->features & IORING_FEAT_EXT_ARG) != 0;
-  if (plan_.paced || plan_.steady) return run_loop<true>(out);
+  if (plan_.paced || plan_.steady || plan_.shaped) return run_loop<true>(out);
   return run_loop<false>(out);
 }
 
@@ -413,7 +417,7 @@ Status UringJob::run_loop(JobOutput& out) {
       busy_ = true;
       return make_error(errno_message("io_uring_enter", plan_.path, -ret));
     }
-    reap(t_reaped);
+    reap<kExtras>(t_reaped);
     if (watching_) watch_chunk(t_reaped, out);
     if (probe_.due(t_reaped)) async_every_ = probe_.step(t_reaped, reaped_);
     run_.check(t_reaped, out);

@@ -71,7 +71,7 @@ class UringJob {
   static constexpr uint32_t kNone = UINT32_MAX;
 
   Status register_all(uint8_t* buffers, std::string* fallback);
-  // kExtras: rate caps or steadystate; false is the loop as it was without them.
+  // kExtras: rate caps, steadystate or a shaped plan; false is the loop as it was without them.
   template <bool kExtras>
   Status run_loop(JobOutput& out);
   template <bool kExtras>
@@ -83,6 +83,7 @@ class UringJob {
   template <bool kExtras>
   int submit_and_wait(const Batch& b);
   int wait_due();
+  template <bool kExtras>
   void reap(uint64_t t_reaped);
   void watch_chunk(uint64_t t_reaped, JobOutput& out);
   void issue(io_uring_sqe* sqe, uint32_t s, Batch& b);

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "diskprobe/device/block_header.h"
+#include "block_map.h"
 #include "diskprobe/engine/random_map.h"
 #include "diskprobe/stats/measured_window.h"
 #include "diskprobe/stats/results.h"
@@ -34,10 +35,13 @@ class Workload {
     out_.read.bs = p.bs[0];
     out_.write.bs = p.bs[1];
     if (p.randommap) {
-      for (int d = 0; d < 2; ++d) perm_[d].reset(p.nblocks_dir[d], rng_.next());
+      for (int d = 0; d < 2; ++d) perm_[d].reset(p.shaped ? p.shape.lastb[d] : p.nblocks_dir[d], rng_.next());
     }
     if (p.track_writes) written_ = p.written[job];
-    ahead_draw_ = random_ && p.randommap && !written_;
+    ahead_draw_ = random_ && p.randommap && !written_ && !p.shaped;
+    fill_bytes_ = p.shaped ? p.shape.max_bs[1] : p.bs[1];
+    seq_left_ = p.shape.seq_nr;
+    if (p.shaped && p.shape.map) map_.reset(p.shape.lastb[0]);
     limit_ = p.bytes_limit ? p.bytes_limit : UINT64_MAX;
     region_start_ = p.region_start;
     bs_[0] = p.bs[0];
@@ -99,13 +103,53 @@ class Workload {
     return region_start_ + block * bs_[w];
   }
 
+  // The shaped path (plan.shaped; io_shape.h), after next_direction(): the offset and length of
+  // an I/O of direction w, as fio's get_next_offset and get_next_buflen draw them. False when
+  // the walk is over (a holed sequential walk past the region's end, or no size fits where it
+  // stands): the job issues nothing more.
+  bool next_shaped(bool w, uint64_t* offset, uint32_t* len) {
+    const ShapePlan& sh = p_.shape;
+    bool hit = true;  // rw=randread:N: a random offset on every Nth I/O only
+    if (sh.seq_nr > 1) {
+      hit = --seq_left_ == 0;
+      if (hit) seq_left_ = sh.seq_nr;
+    }
+    uint64_t pos = 0;
+    const bool mapped = random_ && hit && sh.map;
+    if (mapped) {
+      uint64_t b = map_.next_free(rng_.below(sh.lastb[w]));
+      if (b == BlockMap::kNone) {
+        if (!spec_.time_based) return over_walk();  // a pass did every block
+        map_.clear();
+        b = rng_.below(sh.lastb[w]);
+      }
+      pos = b * sh.ba[w];
+    } else if (random_ && hit) {
+      pos = random_unit(w) * sh.ba[w];
+    } else if (!sequential_pos(w, &pos)) {
+      return over_walk();
+    }
+    uint32_t l = shaped_len(w, pos);
+    if (l == 0) return over_walk();
+    if (mapped) {
+      // fio's mark_random_map: the I/O ends where a done block begins.
+      const uint64_t unit = sh.ba[w], blocks = map_.set_run(pos / unit, (l + unit - 1) / unit);
+      if (blocks * unit < l) l = static_cast<uint32_t>(blocks * unit);
+    }
+    last_pos_[w] = pos + l;
+    issued_ += l;
+    *offset = region_start_ + pos;
+    *len = l;
+    return true;
+  }
+
   // A mixed job may issue direction w instead of the one drawn (fio: td_rw and rwmix[w] > 0).
   bool may_switch_to(bool w) const { return mixed_ && (w ? spec_.rwmixread < 100 : spec_.rwmixread > 0); }
 
   // Fresh random data when asked (refill_buffers) or when a read left the device's data in
   // the buffer; then the header: two stores.
   void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
-    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, p_.bs[1]);
+    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, fill_bytes_);
     BlockHeader h;
     h.device_id = p_.device_id;
     h.run_id = p_.run_id;
@@ -321,6 +365,72 @@ class Workload {
     return n;
   }
 
+  // The walk ended: exhausted() from now on.
+  bool over_walk() {
+    limit_ = issued_;
+    return false;
+  }
+
+  // fio's get_next_seq_offset: where the last I/O of direction w ended, plus rw=<op>:<n>'s
+  // bytes; a time-based walk (or one with bytes left to do, loops or io_size) starts over at
+  // the region's end; a holed one wraps at the target's end (forward: to the start; backward:
+  // to the region's end plus the step), and ends at the region's end.
+  bool sequential_pos(bool w, uint64_t* out) {
+    const ShapePlan& sh = p_.shape;
+    uint64_t pos = last_pos_[w];
+    if (pos >= sh.region_len && (spec_.time_based || (sh.seq_add == 0 && issued_ < limit_))) pos = 0;
+    if (pos != 0 && sh.seq_add != 0) {
+      const int64_t next = static_cast<int64_t>(pos) + sh.seq_add;
+      if (next < 0 || static_cast<uint64_t>(next) >= sh.wrap_at) {
+        pos = sh.seq_add > 0 ? 0 : static_cast<uint64_t>(std::max<int64_t>(0, static_cast<int64_t>(sh.region_len) + sh.seq_add));
+      } else {
+        pos = static_cast<uint64_t>(next);
+      }
+      if (pos >= sh.region_len && spec_.time_based) pos = 0;
+    }
+    if (pos >= sh.region_len) return false;
+    *out = pos;
+    return true;
+  }
+
+  // A random offset of direction w, in ba units: the random map's next, a uniform draw, or a
+  // draw inside the zone a draw of 0..99 picks (fio's zoned: the zone's share of the I/Os).
+  uint64_t random_unit(bool w) {
+    const ShapePlan& sh = p_.shape;
+    if (!sh.zone_of[w].empty()) {
+      const auto& z = sh.zone_of[w][rng_.below(sh.zone_of[w].size())];
+      return z.first + rng_.below(z.second);
+    }
+    return randommap_ ? perm_[w].next() : rng_.below(sh.lastb[w]);
+  }
+
+  // fio's get_next_buflen: bssplit's size for a draw (the first whose cumulative share holds
+  // it and that fits before the region's end), or bsrange's MIN + MAX * U; each a multiple of
+  // the smallest size, at most the largest; drawn again until it fits. 0: not even the smallest fits.
+  uint32_t shaped_len(bool w, uint64_t pos) {
+    const ShapePlan& sh = p_.shape;
+    const uint32_t lo = sh.min_bs[w], hi = sh.max_bs[w];
+    auto fits = [&](uint64_t l) { return pos + l <= sh.region_len; };
+    if (lo == hi) return fits(lo) ? lo : 0;
+    if (!fits(lo)) return 0;
+    const auto& split = sh.split[w];
+    for (;;) {
+      uint64_t l = 0;
+      if (split.empty()) {
+        l = lo + static_cast<uint64_t>(static_cast<double>(hi) * (static_cast<double>(rng_.next() >> 11) * 0x1p-53));
+      } else {
+        const uint64_t v = rng_.below(100);  // the share a draw falls in
+        for (const auto& [bs, cum] : split) {
+          l = bs;
+          if (v < cum && fits(l)) break;
+        }
+      }
+      l -= l % lo;
+      l = std::min<uint64_t>(l, hi);
+      if (l >= lo && fits(l)) return static_cast<uint32_t>(l);
+    }
+  }
+
   static uint64_t seed(const JobSpec& s, unsigned job) {
     uint64_t base = s.randrepeat
                         ? s.randseed
@@ -360,6 +470,10 @@ class Workload {
   uint64_t issued_ = 0;
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
+  uint64_t last_pos_[2] = {0, 0};  // shaped: where direction d's last I/O ended, from the region's start
+  uint32_t seq_left_ = 0;          // shaped, rw=randread:N: I/Os until the next random offset
+  uint32_t fill_bytes_ = 0;        // what a refilled write buffer gets: the largest write
+  BlockMap map_;                   // shaped, plan.shape.map: the random map of several sizes
   MeasuredWindow window_;
 };
 

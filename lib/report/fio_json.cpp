@@ -139,13 +139,14 @@ json options_json(const RunReport& rep) {
   const JobSpec& s = rep.spec;
   json o = {{"name", s.name},
             {"filename", rep.device},
-            {"rw", std::string(to_string(s.rw))},
+            {"rw", std::string(to_string(s.rw)) + rw_suffix(s.shape)},
             {"bs", s.bs_write ? size_option(s.bs) + "," + size_option(s.bs_write) : size_option(s.bs)},
             {"iodepth", std::to_string(s.iodepth)},
             {"numjobs", std::to_string(s.numjobs)},
             {"ioengine", std::string(to_string(s.engine))},
             {"direct", s.direct ? "1" : "0"},
             {"runtime", seconds_option(s.runtime_s)}};
+  for (const auto& [name, value] : fio_options(s.shape, s.bs, s.write_bs())) o[name] = value;
   if (s.time_based) o["time_based"] = "1";
   if (s.ramp_time_s > 0) o["ramp_time"] = seconds_option(s.ramp_time_s);
   if (s.startdelay_s > 0) o["startdelay"] = seconds_option(s.startdelay_s);

@@ -28,6 +28,9 @@ json to_json(const JobSpec& s) {
               {"duration_s", ss.duration_s},
               {"ramp_s", ss.ramp_s}};
   }
+  json shape = json::object();  // fio's options, as a job file holds them (io_shape.h)
+  for (const auto& [name, value] : fio_options(s.shape, s.bs, s.write_bs())) shape[name] = value;
+  if (!rw_suffix(s.shape).empty()) shape["rw_suffix"] = rw_suffix(s.shape);
   return {{"name", s.name},
           {"description", s.description},
           {"source", s.source},
@@ -71,6 +74,7 @@ json to_json(const JobSpec& s) {
           {"rate_iops", json::array({s.rate_iops[0], s.rate_iops[1]})},
           {"rate_bytes_per_s", json::array({s.rate_bytes[0], s.rate_bytes[1]})},
           {"steadystate", steady},
+          {"shape", shape},
           {"host", host},
           {"expect", s.expect},
           {"notes", s.notes}};

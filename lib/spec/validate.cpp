@@ -178,6 +178,60 @@ void steadystate_problems(const JobSpec& spec, Problems& problems) {
   }
 }
 
+// bssplit, bsrange, blockalign, rw=<op>:<n>, zones, thinktime (io_shape.h): each size a whole
+// number of the device's blocks; what the shaped path does not do with them, refused.
+void shape_problems(const JobSpec& spec, const Target* target, Problems& problems) {
+  const IoShape& sh = spec.shape;
+  if (!sh.any()) return;
+  const uint64_t lbs = target && target->logical_block_size && spec.direct ? target->logical_block_size : 1;
+  auto size_ok = [&](uint64_t b, const std::string& what) {
+    if (b < 512) {
+      problems.push_back(what + " " + num(b) + " is below 512 bytes, the smallest block a disk takes");
+    } else if (b % lbs != 0) {
+      problems.push_back(what + " " + num(b) + " is not a multiple of the device's logical block size " + num(lbs) +
+                         " (direct I/O needs it): use " + num(round_up(b, lbs)));
+    }
+  };
+  for (int d = 0; d < 2; ++d) {
+    for (const BsShare& e : sh.bssplit[d]) size_ok(e.bs, "a bssplit size");
+    if (sh.bs_max[d]) {
+      size_ok(sh.bs_max[d], "bsrange's largest size");
+      if (sh.bs_max[d] < (d ? spec.write_bs() : spec.bs)) problems.push_back("bsrange's MAX is below its MIN: use MIN-MAX");
+    }
+    if (sh.blockalign[d]) size_ok(sh.blockalign[d], "blockalign");
+    if (sh.distribution != Distribution::Uniform && sh.zones[d].empty()) {
+      problems.push_back("random_distribution names no zones: use zoned:ACCESS/SIZE:...");
+    }
+  }
+  if (sh.seq_add % static_cast<int64_t>(lbs) != 0) {
+    problems.push_back("rw=<op>:" + std::to_string(sh.seq_add) + " is not a multiple of the device's logical block size " +
+                       num(lbs) + " (direct I/O needs it)");
+  }
+  if (target && sh.distribution == Distribution::ZonedAbs) {
+    const uint64_t region = resolve_region(spec, *target).size;
+    for (int d = 0; d < 2; ++d) {
+      uint64_t total = 0;
+      for (const RandomZone& z : sh.zones[d]) total += z.size_bytes;
+      if (total > region) {
+        problems.push_back("the zoned_abs zones come to " + num(total) + " bytes, past the region's " + num(region) +
+                           ": use smaller zones or a larger size");
+        break;
+      }
+    }
+  }
+  if (spec.verify != VerifyKind::None) {
+    problems.push_back("verify with bssplit, bsrange, blockalign, rw=<op>:<n> or random_distribution is not implemented "
+                       "(the verify map is of one block size on its own grid): drop verify or the shape");
+  }
+  if (spec.number_ios && sh.variable_bs()) {
+    problems.push_back("number_ios with several block sizes (bssplit, bsrange) is not implemented: use size or io_size");
+  }
+  if (sh.thinktime_us && spec.engine != EngineKind::Sync) {
+    problems.push_back("thinktime is implemented for the sync engines (ioengine=psync, sync), not for io_uring or "
+                       "libaio: use ioengine=psync");
+  }
+}
+
 // Every check, in one order: blocks and region, engine options, durations, mix.
 Problems problems_of(const JobSpec& spec, const Target* target) {
   Problems problems;
@@ -186,6 +240,7 @@ Problems problems_of(const JobSpec& spec, const Target* target) {
   duration_problems(spec, problems);
   rate_problems(spec, problems);
   steadystate_problems(spec, problems);
+  shape_problems(spec, target, problems);
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
   }

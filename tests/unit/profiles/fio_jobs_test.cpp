@@ -295,33 +295,99 @@ TEST_CASE("fio options as JobSpecs: a filename goes inside directory, an absolut
   CHECK(jobs.jobs[2].spec.directory == "/srv/d");
 }
 
-TEST_CASE("fio's bsrange of one size is that block size; a real range is refused by name", "[fio]") {
+TEST_CASE("fio's bsrange: one size is that block size, a range sizes from MIN to MAX", "[fio]") {
   auto in = read_command_line({"--name=a", "--bsrange=4k-4k", "--name=b", "--blocksize_range=4k-4k,16k-16k",
-                               "--name=c", "--bsrange=1k-4k", "--name=d", "--bsrange=4k"},
+                               "--name=c", "--bsrange=1k-4k", "--name=d", "--bsrange=4k", "--name=e",
+                               "--bsrange=8k-4k"},
                               test_env());
   REQUIRE(in);
   auto jobs = to_jobs(*in);
   CHECK(jobs.jobs[0].spec.bs == 4096);
+  CHECK_FALSE(jobs.jobs[0].spec.shape.any());
   CHECK(jobs.jobs[1].spec.bs == 4096);
   CHECK(jobs.jobs[1].spec.write_bs() == 16384);
-  REQUIRE(jobs.unsupported.size() == 1);
-  CHECK(jobs.unsupported[0].job == "c");
-  CHECK(jobs.unsupported[0].why.find("random block sizes") != std::string::npos);
-  REQUIRE(jobs.errors.size() == 1);
+  CHECK(jobs.jobs[2].spec.bs == 1024);
+  CHECK(jobs.jobs[2].spec.shape.bs_max == std::array<uint32_t, 2>{4096, 4096});
+  CHECK(jobs.jobs[2].spec.max_bs() == 4096);
+  CHECK(jobs.unsupported.empty());
+  REQUIRE(jobs.errors.size() == 2);
   CHECK(jobs.errors[0].find("job 'd': bsrange=4k: use MIN-MAX") != std::string::npos);
+  CHECK(jobs.errors[1].find("job 'e': bsrange=8k-4k: use MIN-MAX") != std::string::npos);
+}
+
+TEST_CASE("fio's bssplit, blockalign, rw=<op>:<n>, random_distribution and thinktime shape the job", "[fio]") {
+  auto in = read_command_line({"--name=a", "--bssplit=512/10:4k/:64k/30,1m/100", "--blockalign=4k", "--rw=read:-8k",
+                               "--name=b", "--rw=randread:8", "--random_distribution=zoned:50/5:30/15:20/",
+                               "--thinktime=2ms", "--thinktime_blocks=4", "--name=c",
+                               "--random_distribution=zoned_abs:60/1m:40/3m,100/4m", "--rw=randrw"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  REQUIRE(jobs.unsupported.empty());
+  const IoShape& a = jobs.jobs[0].spec.shape;
+  REQUIRE(a.bssplit[0].size() == 3);
+  CHECK(a.bssplit[0][1] == BsShare{4096, 60});  // the blank share: what the others leave
+  CHECK(a.bssplit[1] == std::vector<BsShare>{{1u << 20, 100}});
+  CHECK(jobs.jobs[0].spec.bs == 512);            // each direction's smallest
+  CHECK(jobs.jobs[0].spec.write_bs() == 1u << 20);
+  CHECK(jobs.jobs[0].spec.max_bs() == 1u << 20);
+  CHECK(a.blockalign == std::array<uint32_t, 2>{4096, 4096});
+  CHECK(a.seq_add == -8192);
+  CHECK(jobs.jobs[0].spec.rw == RwMode::Read);
+  const IoShape& b = jobs.jobs[1].spec.shape;
+  CHECK(b.seq_nr == 8);
+  CHECK(b.distribution == Distribution::Zoned);
+  REQUIRE(b.zones[0].size() == 3);
+  CHECK(b.zones[0][2].size_percent == Approx(80));  // blank: the rest of the region
+  CHECK(b.zones[1] == b.zones[0]);
+  CHECK(b.thinktime_us == 2000);
+  CHECK(b.thinktime_blocks == 4);
+  const IoShape& c = jobs.jobs[2].spec.shape;
+  CHECK(c.distribution == Distribution::ZonedAbs);
+  CHECK(c.zones[0][1].size_bytes == 3u << 20);
+  CHECK(c.zones[1] == std::vector<RandomZone>{{100, 0, 4u << 20}});
+  // The same in fio's words again (the JSON report's job options, the side-by-side fio line).
+  CHECK(bssplit_text(a.bssplit) == "512/10:4k/60:64k/30,1m/100");
+  CHECK(random_distribution_text(b) == "zoned:50/5:30/15:20/80");
+  CHECK(rw_suffix(a) == ":-8k");
+  CHECK(rw_suffix(b) == ":8");
+}
+
+TEST_CASE("fio's shape options with bad values are errors naming the option; zipf is refused by name", "[fio]") {
+  auto in = read_command_line({"--name=a", "--bssplit=4k/60:8k/60", "--name=b", "--bssplit=4k/50", "--name=c",
+                               "--random_distribution=zoned:50/5:30/15", "--name=d", "--random_distribution=zipf:1.2",
+                               "--name=e", "--rw=randread:-4", "--name=f", "--blockalign=0", "--name=g",
+                               "--random_distribution=zoned:50/60:50/60"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.size() == 6);
+  CHECK(jobs.errors[0].find("job 'a': bssplit=4k/60:8k/60: the bssplit percentages come to 120, above 100") !=
+        std::string::npos);
+  CHECK(jobs.errors[1].find("job 'b': bssplit=4k/50: the bssplit percentages come to 50, not 100") != std::string::npos);
+  CHECK(jobs.errors[2].find("job 'c': random_distribution=zoned:50/5:30/15: the zones' access percentages come to 80") !=
+        std::string::npos);
+  CHECK(jobs.errors[3].find("job 'e': rw=randread:-4: use rw=randread:N") != std::string::npos);
+  CHECK(jobs.errors[4].find("job 'f': blockalign=0: use a size") != std::string::npos);
+  CHECK(jobs.errors[5].find("job 'g': random_distribution=zoned:50/60:50/60: the zones' sizes come to 120%") !=
+        std::string::npos);
+  REQUIRE(jobs.unsupported.size() == 1);
+  CHECK(jobs.unsupported[0].job == "d");
+  CHECK(jobs.unsupported[0].why.find("random_distribution=zipf is not implemented") != std::string::npos);
 }
 
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
-  auto in = read_command_line({"--name=a", "--thinktime=10", "--rw=randwrite:8", "--ioengine=mmap", "--bs=3",
+  auto in = read_command_line({"--name=a", "--thinktime_spin=10", "--rw=randtrim", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
                               test_env());
   REQUIRE(in);
   auto jobs = to_jobs(*in);
   REQUIRE(jobs.unsupported.size() == 4);
-  CHECK(jobs.unsupported[0].option == "thinktime=10");
+  CHECK(jobs.unsupported[0].option == "thinktime_spin=10");
   CHECK(jobs.unsupported[0].job == "a");
   CHECK(jobs.unsupported[0].where == "argument 2");
-  CHECK(jobs.unsupported[1].why.find("rw=<op>:<n>") != std::string::npos);
+  CHECK(jobs.unsupported[1].why.find("trim workloads") != std::string::npos);
   CHECK(jobs.unsupported[2].why.find("ioengine=mmap") != std::string::npos);
   CHECK(jobs.unsupported[3].option == "zonemode=zbd");
   CHECK(jobs.unsupported[3].why.empty());

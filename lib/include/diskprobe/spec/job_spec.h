@@ -10,6 +10,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "diskprobe/spec/io_shape.h"
+
 namespace diskprobe {
 
 enum class RwMode { Read, Write, RandRead, RandWrite, RandRW, ReadWrite };
@@ -150,8 +152,16 @@ struct JobSpec {
   // it, so it is on unless turned off; off, each job of numjobs > 1 gets its own block too.
   bool group_reporting = true;
 
+  // bssplit, bsrange, blockalign, rw=<op>:<n>, random_distribution, thinktime (io_shape.h);
+  // with several sizes, bs and bs_write are each direction's smallest.
+  IoShape shape;
+
   uint32_t write_bs() const { return bs_write ? bs_write : bs; }
-  uint32_t max_bs() const { return bs > write_bs() ? bs : write_bs(); }
+  // The largest I/O of either direction.
+  uint32_t max_bs() const {
+    const uint32_t r = diskprobe::max_bs(shape, 0, bs), w = diskprobe::max_bs(shape, 1, write_bs());
+    return r > w ? r : w;
+  }
 
   // fio's rate_iops=R,W and rate=R,W: each job's cap per direction, [0] read, [1] write
   // (0 = no cap). rate is in bytes/s.
