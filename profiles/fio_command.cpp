@@ -86,6 +86,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
     c += " --rate_iops=" + std::to_string(s.rate_iops[0]) + "," + std::to_string(s.rate_iops[1]);
   }
   if (s.rate_bytes[0] || s.rate_bytes[1]) c += " --rate=" + fio_size(s.rate_bytes[0]) + "," + fio_size(s.rate_bytes[1]);
+  if (s.rate_poisson) c += " --rate_process=poisson";
   if (s.steadystate.enabled()) {
     c += " --ss=" + steadystate_text(s.steadystate) + " --ss_dur=" + fio_seconds(s.steadystate.duration_s);
     if (s.steadystate.ramp_s > 0) c += " --ss_ramp=" + fio_seconds(s.steadystate.ramp_s);

@@ -178,6 +178,29 @@ Setter set_rate(const char* key) {
   };
 }
 
+Applied set_rate_process(State& s, const std::string& v, bool) {
+  if (v == "linear") {
+    s.job.spec.rate_poisson = false;
+  } else if (v == "poisson") {
+    s.job.spec.rate_poisson = true;
+  } else {
+    return {"use linear or poisson", ""};
+  }
+  return {};
+}
+
+// fio's io_submit_mode=offload: a thread of fio's own submits each I/O when the rate says, not
+// waiting for what is in flight. diskprobe's rate caps always submit so (fio's inline mode
+// instead empties the queue before each wait), from the job's own thread: the same I/Os at
+// the same times. inline is taken as it is.
+Applied set_io_submit_mode(State& s, const std::string& v, bool) {
+  if (v == "inline") return {};
+  if (v != "offload") return {"use inline or offload", ""};
+  s.notes.push_back("job '" + s.job.name + "': io_submit_mode=offload: diskprobe submits each capped I/O at its "
+                    "time whatever is in flight, as fio's offload thread does, from the job's own thread");
+  return {};
+}
+
 Applied set_time_based(State& s, const std::string& v, bool bare) {
   return from_status(set_field(s.job.spec, "time_based", truthy(v, bare) ? "1" : "0"));
 }
@@ -347,6 +370,8 @@ const std::map<std::string, Setter>& table() {
       {"filesize", set_filesize},
       {"unit_base", only("0", "unit_base is not implemented")},
       {"bssplit", set_bssplit},
+      {"rate_process", set_rate_process},
+      {"io_submit_mode", set_io_submit_mode},
       {"blockalign", set_blockalign},
       {"ba", set_blockalign},
       {"random_distribution", set_random_distribution},

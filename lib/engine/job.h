@@ -91,6 +91,7 @@ struct JobRun {
       pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
       if (p.shape.rate_bytes[d]) pacer.set_bytes(d, p.shape.rate_bytes[d]);
     }
+    if (p.spec->rate_poisson) pacer.set_poisson(0x9e3779b97f4a7c15ull * (p.first_job + job + 1) ^ p.spec->randseed);
   }
 
   // thinktime (shaped plans): after every think_blocks I/Os, the job waits think_ns, in naps

@@ -5,6 +5,7 @@
 // remainder, as Bresenham's line does.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace diskprobe::engine {
@@ -58,7 +59,16 @@ class Pacer {
     next_[write] += ns / per_byte_[write];
     acc_[write] = ns % per_byte_[write];
   }
+  // rate_process=poisson: each gap drawn from an exponential of the interval's mean.
+  void set_poisson(uint64_t seed) {
+    poisson_ = true;
+    state_ = seed | 1;
+  }
   void issued(bool write) {
+    if (poisson_) [[unlikely]] {
+      next_[write] += poisson_gap(write);
+      return;
+    }
     next_[write] += step_[write];
     acc_[write] += rem_[write];
     if (acc_[write] >= den_[write]) {
@@ -71,6 +81,18 @@ class Pacer {
   uint64_t next_[2] = {0, 0};
   uint64_t step_[2] = {0, 0}, rem_[2] = {0, 0}, den_[2] = {1, 1}, acc_[2] = {0, 0};
   uint64_t per_byte_[2] = {0, 0};
+  bool poisson_ = false;
+  uint64_t state_ = 1;
+
+  // fio's poisson: mean * -ln(U), U uniform in (0, 1] (xorshift64*, the pacer's own stream).
+  uint64_t poisson_gap(bool write) {
+    state_ ^= state_ >> 12;
+    state_ ^= state_ << 25;
+    state_ ^= state_ >> 27;
+    const double u = static_cast<double>(((state_ * 0x2545F4914F6CDD1Dull) >> 11) + 1) * 0x1p-53;
+    const double mean = static_cast<double>(step_[write]) + static_cast<double>(rem_[write]) / static_cast<double>(den_[write]);
+    return static_cast<uint64_t>(mean * -std::log(u));
+  }
 };
 
 }  // namespace diskprobe::engine

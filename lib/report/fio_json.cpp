@@ -164,6 +164,7 @@ json options_json(const RunReport& rep) {
       o[name] = (caps[0] ? std::to_string(caps[0]) : "") + "," + (caps[1] ? std::to_string(caps[1]) : "");
     }
   }
+  if (s.rate_poisson) o["rate_process"] = "poisson";
   if (s.steadystate.enabled()) {
     o["steadystate"] = steadystate_text(s.steadystate);
     o["steadystate_duration"] = seconds_option(s.steadystate.duration_s);

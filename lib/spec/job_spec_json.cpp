@@ -73,6 +73,7 @@ json to_json(const JobSpec& s) {
           {"percentiles", s.percentiles},
           {"rate_iops", json::array({s.rate_iops[0], s.rate_iops[1]})},
           {"rate_bytes_per_s", json::array({s.rate_bytes[0], s.rate_bytes[1]})},
+          {"rate_process", s.rate_poisson ? "poisson" : "linear"},
           {"steadystate", steady},
           {"shape", shape},
           {"host", host},

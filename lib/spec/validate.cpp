@@ -145,6 +145,12 @@ void duration_problems(const JobSpec& spec, Problems& problems) {
 
 // rate_iops and rate cap the same direction in two ways; fio would take rate silently.
 void rate_problems(const JobSpec& spec, Problems& problems) {
+  if (spec.rate_poisson && !spec.rate_iops[0] && !spec.rate_iops[1] && !spec.rate_bytes[0] && !spec.rate_bytes[1]) {
+    problems.push_back("rate_process=poisson spaces capped I/Os: give rate_iops or rate too");
+  }
+  if (spec.rate_poisson && spec.shape.variable_bs()) {
+    problems.push_back("rate_process=poisson with several block sizes (bssplit, bsrange) is not implemented");
+  }
   const char* dirs[] = {"reads", "writes"};
   for (int d = 0; d < 2; ++d) {
     if (spec.rate_iops[d] && spec.rate_bytes[d]) {

@@ -231,3 +231,33 @@ TEST_CASE("engine: without steadystate nothing is checked", "[engine][steadystat
   CHECK_FALSE(r->steadystate.checked);
   CHECK_FALSE(r->steadystate.attained);
 }
+
+TEST_CASE("engine: rate_process=poisson keeps the mean rate with Poisson gaps; linear spaces evenly", "[engine][rate]") {
+  engine_fixtures::TempFile file(16 << 20);
+  for (auto engine : engines()) {
+    for (bool poisson : {false, true}) {
+      JobSpec s = capped(engine, RwMode::RandRead, 8);
+      s.numjobs = 1;
+      s.runtime_s = 4;
+      s.rate_iops[0] = 2000;
+      s.rate_poisson = poisson;
+      auto r = run_jobs(s, file.target(), EngineOptions{});
+      REQUIRE(r.ok());
+      INFO((engine == EngineKind::Sync ? "sync" : "io_uring") << (poisson ? " poisson" : " linear"));
+      CHECK(static_cast<double>(r->read.ios) / r->runtime_s == Approx(2000).epsilon(0.05));
+      // Each whole second's count: 2000 +- a few when linear; a Poisson count's spread is
+      // sqrt(2000) = 45, so four seconds all within 10 of 2000 are one chance in a thousand.
+      const auto& per = r->read.ios_per_second;
+      REQUIRE(per.size() >= 4);
+      uint64_t widest = 0;
+      for (size_t k = 0; k + 1 < per.size() && k < 4; ++k) {
+        widest = std::max<uint64_t>(widest, per[k] > 2000 ? per[k] - 2000 : 2000 - per[k]);
+      }
+      if (poisson) {
+        CHECK(widest > 10);
+      } else {
+        CHECK(widest <= 10);
+      }
+    }
+  }
+}

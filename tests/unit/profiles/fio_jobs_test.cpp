@@ -418,3 +418,18 @@ TEST_CASE("fio's examples/ job files all parse", "[fio-examples]") {
   CHECK(files >= 100);
   CHECK(jobs > files);
 }
+
+TEST_CASE("fio's rate_process and io_submit_mode: poisson taken, offload taken with a note, others errors", "[fio]") {
+  auto in = read_command_line({"--name=a", "--rate_iops=50", "--rate_process=poisson", "--io_submit_mode=offload",
+                               "--name=b", "--rate_process=exp", "--name=c", "--io_submit_mode=thread"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  CHECK(jobs.jobs[0].spec.rate_poisson);
+  CHECK_FALSE(jobs.jobs[1].spec.rate_poisson);
+  REQUIRE(jobs.notes.size() == 1);
+  CHECK(jobs.notes[0].find("io_submit_mode=offload") != std::string::npos);
+  REQUIRE(jobs.errors.size() == 2);
+  CHECK(jobs.errors[0].find("job 'b': rate_process=exp: use linear or poisson") != std::string::npos);
+  CHECK(jobs.errors[1].find("job 'c': io_submit_mode=thread: use inline or offload") != std::string::npos);
+}

@@ -166,6 +166,9 @@ struct JobSpec {
   // fio's rate_iops=R,W and rate=R,W: each job's cap per direction, [0] read, [1] write
   // (0 = no cap). rate is in bytes/s.
   uint64_t rate_iops[2] = {0, 0};
+  // fio's rate_process=poisson: the capped I/Os arrive as a Poisson process (exponential gaps
+  // of the rate's mean) instead of evenly spaced (linear).
+  bool rate_poisson = false;
   uint64_t rate_bytes[2] = {0, 0};
   SteadyState steadystate;
 
