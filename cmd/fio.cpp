@@ -110,6 +110,34 @@ std::string target_of(const fio::FioJob& j) {
   return j.filenames.empty() ? "directory " + j.spec.directory : j.filenames.front();
 }
 
+// fio's do_verify on a size-bounded writing job (a time-based one's writes use all its runtime,
+// and fio reads nothing back): after its writes, each block read back and checked, those reads
+// the job's own (their count, bytes and latencies in its read figures).
+bool verifies_after(const JobSpec& s) {
+  return s.verify != VerifyKind::None && s.do_verify && does_writes(s.rw) && !s.time_based;
+}
+
+// The read-back as a job of its own: the writer's region read in order at its write size and
+// depth, each block's header and checksum checked; caps on reads kept, none on writes.
+JobSpec readback_of(const JobSpec& w) {
+  JobSpec r = w;
+  r.rw = RwMode::Read;
+  r.bs = w.write_bs();
+  r.bs_write = 0;
+  r.verify = VerifyKind::Crc32c;
+  r.runtime_s = 0;
+  r.time_based = false;
+  r.loops = 1;
+  r.io_size = 0;
+  r.number_ios = 0;
+  r.startdelay_s = 0;
+  r.ramp_time_s = 0;
+  r.wait_for.clear();
+  r.rate_iops[1] = r.rate_bytes[1] = 0;
+  r.steadystate = {};
+  return r;
+}
+
 // What diskprobe fio runs today: groups of jobs one after another, the jobs of each at the same
 // time, all on one device (or one job on files). Anything else is refused by name, before any
 // device is read.
@@ -132,13 +160,22 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
       }
     }
   }
-  for (const auto& j : jobs.jobs) {
-    if (j.spec.verify != VerifyKind::None && j.spec.do_verify && does_writes(j.spec.rw)) {
-      // fio counts its read-back as the job's reads, with their latencies; diskprobe's verify
-      // pass checks every block but is not timed into the job's reads.
-      return "job '" + excerpt(j.name) + "': verify=crc32c on a writing job: fio reports the read-back as the job's " +
-             "reads, and diskprobe fio does not yet; not implemented (do_verify=0 writes the checked blocks without it)";
+  for (const auto& phase : phases_of(jobs)) {
+    for (size_t k : phase) {
+      const fio::FioJob& j = jobs.jobs[k];
+      if (!verifies_after(j.spec)) continue;
+      // The read-back runs as fio's: after the job's writes, as the job's own reads.
+      std::string why;
+      if (phase.size() > 1) why = "run at the same time as other jobs (put stonewall before and after it)";
+      if (j.spec.numjobs > 1) why = "with numjobs=" + std::to_string(j.spec.numjobs) + " (clones overwriting each other's blocks)";
+      if (is_random(j.spec.rw) && j.spec.norandommap) why = "with norandommap (blocks written twice or never)";
+      if (!why.empty()) {
+        return "job '" + excerpt(j.name) + "': verify=crc32c on a writing job " + why + " is not implemented; " +
+               "do_verify=0 writes the checked blocks without the read-back";
+      }
     }
+  }
+  for (const auto& j : jobs.jobs) {
     if (j.filenames.size() > 1) {
       return "job '" + excerpt(j.name) + "': filename names " + std::to_string(j.filenames.size()) +
              " files: several files in one job are not implemented";
@@ -176,16 +213,31 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
   }
   auto outputs = CliOutputs::open(a, root, *mode_spec, format);
   if (!outputs) return fail(kUsage, outputs.error());
-  const auto phases = phases_of(jobs);
+  // Each group a step, and a writer's read-back (verifies_after) a step of its own after it.
+  struct Step {
+    std::vector<size_t> members;
+    bool readback = false;
+  };
+  std::vector<Step> phases;
+  for (auto& members : phases_of(jobs)) {
+    const bool back = members.size() == 1 && verifies_after(jobs.jobs[members[0]].spec);
+    phases.push_back({members, false});
+    if (back) phases.push_back({members, true});
+  }
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
     if (done.size() == phases.size()) return std::nullopt;
-    const auto& members = phases[done.size()];
+    const auto& members = phases[done.size()].members;
     const fio::FioJob& j = jobs.jobs[members.front()];
+    if (phases[done.size()].readback) {
+      spdlog::info("job {}: reading back and checking what it wrote (fio's verify)", j.name);
+      return run::Phase{j.name, readback_of(j.spec), {}, {}};
+    }
     std::string names;
     for (size_t k : members) names += (names.empty() ? "" : ", ") + jobs.jobs[k].name;
     spdlog::info("{} {}/{}: {}{}", members.size() > 1 ? "jobs at once" : "job", done.size() + 1, phases.size(), names,
                  members.size() > 1 ? "" : " (groupid " + std::to_string(j.groupid) + ")");
     run::Phase phase{j.name, j.spec, {}, {}};
+    if (verifies_after(j.spec)) phase.spec.do_verify = false;  // the next step reads it back
     for (size_t k = 1; k < members.size(); ++k) phase.also.push_back(jobs.jobs[members[k]].spec);
     return phase;
   };
@@ -199,7 +251,28 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
   std::vector<const RunReport*> reports;
   for (size_t i = 0; i < ended.phases.size(); ++i) {
     auto& ph = ended.phases[i];
-    const auto& members = phases[i];
+    const auto& members = phases[i].members;
+    if (phases[i].readback) {
+      // The writer's report (the step before) takes the read-back's reads as its own, as fio's.
+      RunReport& w = ended.phases[i - 1].report;
+      const RunReport& r = ph.report;
+      const DiskStats disk = merged_disk_stats({&w, &r});
+      for (size_t k = 0; k < w.results.jobs.size() && k < r.results.jobs.size(); ++k) {
+        // Each direction over its own time, as fio's: the writes', then the read-back's.
+        w.results.jobs[k].write.runtime_s = w.results.jobs[k].runtime_s;
+        w.results.jobs[k].read.merge(r.results.jobs[k].read);
+        w.results.jobs[k].read.runtime_s = r.results.jobs[k].runtime_s;
+        w.results.jobs[k].errors.count += r.results.jobs[k].errors.count;
+        w.results.jobs[k].verify.merge(r.results.jobs[k].verify);
+        w.results.jobs[k].runtime_s += r.results.jobs[k].runtime_s;
+      }
+      w.results.aggregate();
+      w.results.verify_pass.merge(r.results.verify);
+      w.results.verified = true;
+      w.results.runtime_s += r.results.runtime_s;
+      w.results.disk = disk;
+      continue;
+    }
     ph.report.groupid = jobs.jobs[members[0]].groupid;
     reports.push_back(&ph.report);
     for (size_t k = 0; k < ph.also.size(); ++k) {
@@ -268,7 +341,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
   a.notes = jobs.notes;
   a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
-  if (jobs.jobs.size() > 1) return run_jobs_on_device(a, jobs, flags->format, root);
+  if (jobs.jobs.size() > 1 || verifies_after(job.spec)) return run_jobs_on_device(a, jobs, flags->format, root);
   return run_spec(a, std::move(job.spec), flags->format, root);
 }
 

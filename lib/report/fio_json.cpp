@@ -82,6 +82,7 @@ void add_sample_stats(json& j, const char* prefix, const char* dev_key, const st
 // the whole group's bandwidth, for bw_agg (a job's share of it, in percent, at most 100).
 json direction_json(const DirectionStats& d, double runtime_s, uint64_t short_ios, uint64_t group_bw_bytes,
                     const std::vector<double>& pcts, bool plus) {
+  runtime_s = runtime_of(d, runtime_s);
   uint64_t runtime = d.ios ? ms_of(runtime_s) : 0;
   uint64_t bw_bytes = runtime ? d.bytes * 1000 / runtime : 0;
   json j = {{"io_bytes", d.bytes},

@@ -202,6 +202,7 @@ uint64_t bw_bytes(const DirectionStats& d, double runtime_s) {
 void direction_text(std::string& out, const char* name, const DirectionStats& d, const JobSpec& spec,
                     double runtime_s, uint64_t group_bw) {
   if (d.ios == 0) return;
+  runtime_s = runtime_of(d, runtime_s);
   uint64_t ms = std::max<uint64_t>(runtime_ms(runtime_s), 1);
   uint64_t bw = bw_bytes(d, runtime_s);
   uint64_t iops = d.ios * 1000 / ms;

@@ -7,6 +7,7 @@ namespace diskprobe {
 
 void DirectionStats::merge(const DirectionStats& o) {
   if (bs == 0) bs = o.bs;
+  if (o.runtime_s > runtime_s) runtime_s = o.runtime_s;
   ios += o.ios;
   bytes += o.bytes;
   slat.merge(o.slat);

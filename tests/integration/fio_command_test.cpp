@@ -362,6 +362,45 @@ TEST_CASE("diskprobe fio's text: each job, then one status line per group over i
   CHECK(d.out.find("s: (groupid=1, jobs=1)") != std::string::npos);
 }
 
+TEST_CASE("diskprobe fio: a writing job with verify reads back what it wrote as its own reads, as fio", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(32ull << 20);
+  for (const char* rw : {"randwrite", "write"}) {
+    const std::vector<std::string> line = {"--output-format=json", "--name=wv", "--filename=" + loop.path(),
+                                           std::string("--rw=") + rw, "--bs=4k", "--iodepth=8", "--ioengine=libaio",
+                                           "--direct=1", "--size=8m", "--verify=crc32c"};
+    const json fdoc = fio_doc(line);
+    const uint64_t r0 = sectors_read(loop.name());
+    const json ddoc = diskprobe_fio_doc(line);
+    INFO(rw);
+    auto ff = facts(fdoc), df = facts(ddoc);
+    REQUIRE(df.size() == 1);
+    CHECK(df[0].write_ios == 2048);
+    CHECK(df[0].read_ios == ff[0].read_ios);  // every block written, read back: 2048
+    CHECK(df[0].read_ios == 2048);
+    CHECK(df[0].read_bytes == 8u << 20);
+    CHECK(sectors_read(loop.name()) - r0 >= (8ull << 20) >> 9);  // the kernel saw the read-back
+    // Each direction over its own time: the read-back's IOPS are its reads over its own runtime.
+    const json& jr = ddoc["jobs"][0]["read"];
+    CHECK(jr["runtime"].get<uint64_t>() > 0);
+    CHECK(jr["runtime"].get<uint64_t>() < ddoc["jobs"][0]["job_runtime"].get<uint64_t>());
+    CHECK(ddoc["jobs"][0]["error"] == 0);
+  }
+}
+
+TEST_CASE("diskprobe fio refuses verify read-back it cannot do as fio does it, by name", "[fio]") {
+  auto loop = testing::make_loop(16ull << 20);
+  for (const auto& extra : std::vector<std::vector<std::string>>{{"--numjobs=2"}, {"--norandommap"}, {"--name=other", "--rw=read"}}) {
+    std::vector<std::string> argv = {"fio", "--filename=" + loop.path(), "--name=wv", "--rw=randwrite", "--verify=crc32c",
+                                     "--size=4m", "--direct=1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto d = testing::run_diskprobe(argv);
+    INFO(json(extra).dump() << ": " << d.err);
+    CHECK(d.exit_code == 2);
+    CHECK(d.err.find("job 'wv': verify=crc32c on a writing job") != std::string::npos);
+  }
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());
@@ -384,8 +423,8 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
     std::vector<std::string> args;
     std::vector<std::string> said;
   } cases[] = {
-      {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--thinktime=2", "--zonemode=zbd"},
-       {"2 options are not implemented", "thinktime=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
+      {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--thinktime_spin=2", "--zonemode=zbd"},
+       {"2 options are not implemented", "thinktime_spin=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
       {{"--filename=" + loop.path(), "--group_reporting", "--name=writer", "--rw=write", "--name=reader",
         "--rw=randread"},
        {"job 'writer': group_reporting over different jobs run at the same time is not implemented"}},

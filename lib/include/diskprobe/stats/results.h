@@ -17,8 +17,14 @@ struct DirectionStats {
   uint64_t bytes = 0;
   Histogram slat, clat, lat;                // ns
   std::vector<uint64_t> ios_per_second;     // completions in each whole second of the run
+  // This direction's own measured time where it is not the job's (fio's verify read-back: the
+  // reads after the writes); 0 = the job's runtime.
+  double runtime_s = 0;
   void merge(const DirectionStats& o);      // histograms summed, per-second series added
 };
+inline double runtime_of(const DirectionStats& d, double job_runtime_s) {
+  return d.runtime_s > 0 ? d.runtime_s : job_runtime_s;
+}
 
 // How often one kind of error happened and where it first did.
 struct ErrorCount {
