@@ -19,6 +19,20 @@
 
 namespace engine_fixtures {
 
+// A size-bounded job of 4k I/Os at QD4 over `size` bytes, direct.
+inline diskprobe::JobSpec sized_spec(diskprobe::RwMode rw, uint64_t size, const char* name = "engine-test") {
+  diskprobe::JobSpec s;
+  s.name = name;
+  s.rw = rw;
+  s.bs = 4096;
+  s.iodepth = 4;
+  s.time_based = false;
+  s.runtime_s = 0;
+  s.size = size;
+  s.direct = true;
+  return s;
+}
+
 // The longest a time-based window may last: its runtime, then the drain of the I/Os in flight
 // at the deadline. Each of those was issued by it (give or take the loop's own turn, 20 ms)
 // and took at most the slowest latency measured. A fixed bound fails on a slow disk: a file

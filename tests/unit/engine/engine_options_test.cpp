@@ -47,18 +47,7 @@ struct TempDir {
   }
 };
 
-JobSpec sized(RwMode rw, uint64_t size) {
-  JobSpec s;
-  s.name = "options-test";
-  s.rw = rw;
-  s.bs = 4096;
-  s.iodepth = 4;
-  s.time_based = false;
-  s.runtime_s = 0;
-  s.size = size;
-  s.direct = true;
-  return s;
-}
+JobSpec sized(RwMode rw, uint64_t size) { return engine_fixtures::sized_spec(rw, size, "options-test"); }
 
 // 1 MiB through the page cache, one I/O at a time, on `engine`.
 JobSpec one_at_a_time(RwMode rw, EngineKind engine) {

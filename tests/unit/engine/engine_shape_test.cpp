@@ -10,22 +10,10 @@
 #include "engine_fixtures.h"
 
 using namespace diskprobe;
+using engine_fixtures::sized_spec;
 using engine_fixtures::TempFile;
 
 namespace {
-
-JobSpec sized_spec(RwMode rw, uint64_t size) {
-  JobSpec s;
-  s.name = "shape-test";
-  s.rw = rw;
-  s.bs = 4096;
-  s.iodepth = 4;
-  s.runtime_s = 0;
-  s.time_based = false;
-  s.direct = true;
-  s.size = size;
-  return s;
-}
 
 // offset -> seq of every block header in the file's first `len` bytes, 4k apart.
 std::map<uint64_t, uint64_t> headers(const std::vector<uint8_t>& data, uint64_t len) {
