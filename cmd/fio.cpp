@@ -254,23 +254,7 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
     const auto& members = phases[i].members;
     if (phases[i].readback) {
       // The writer's report (the step before) takes the read-back's reads as its own, as fio's.
-      RunReport& w = ended.phases[i - 1].report;
-      const RunReport& r = ph.report;
-      const DiskStats disk = merged_disk_stats({&w, &r});
-      for (size_t k = 0; k < w.results.jobs.size() && k < r.results.jobs.size(); ++k) {
-        // Each direction over its own time, as fio's: the writes', then the read-back's.
-        w.results.jobs[k].write.runtime_s = w.results.jobs[k].runtime_s;
-        w.results.jobs[k].read.merge(r.results.jobs[k].read);
-        w.results.jobs[k].read.runtime_s = r.results.jobs[k].runtime_s;
-        w.results.jobs[k].errors.count += r.results.jobs[k].errors.count;
-        w.results.jobs[k].verify.merge(r.results.jobs[k].verify);
-        w.results.jobs[k].runtime_s += r.results.jobs[k].runtime_s;
-      }
-      w.results.aggregate();
-      w.results.verify_pass.merge(r.results.verify);
-      w.results.verified = true;
-      w.results.runtime_s += r.results.runtime_s;
-      w.results.disk = disk;
+      fold_readback(ended.phases[i - 1].report, ph.report);
       continue;
     }
     ph.report.groupid = jobs.jobs[members[0]].groupid;

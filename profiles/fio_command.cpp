@@ -3,22 +3,12 @@
 #include <cstdio>
 #include <map>
 
+#include "diskprobe/base/units.h"
 #include "diskprobe/profiles/profiles.h"
 
 namespace diskprobe::profiles {
 
 namespace {
-
-// fio reads k/m/g as powers of 1024, as diskprobe does.
-std::string fio_size(uint64_t bytes) {
-  const char* units[] = {"", "k", "m", "g", "t"};
-  int u = 0;
-  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++u;
-  }
-  return std::to_string(bytes) + units[u];
-}
 
 std::string fio_seconds(double s) {
   char buf[32];
@@ -66,10 +56,10 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.sync) c += " --sync=1";
   c += " --rw=" + std::string(to_string(s.rw)) + rw_suffix(s.shape);
   if (s.rw == RwMode::RandRW || s.rw == RwMode::ReadWrite) c += " --rwmixread=" + std::to_string(s.rwmixread);
-  c += " --bs=" + fio_size(s.bs);
+  c += " --bs=" + fio_size_text(s.bs);
   for (const auto& [name, value] : fio_options(s.shape, s.bs, s.write_bs())) c += " --" + name + "=" + value;
-  if (s.size) c += " --size=" + fio_size(s.size);
-  if (s.offset) c += " --offset=" + fio_size(s.offset);
+  if (s.size) c += " --size=" + fio_size_text(s.size);
+  if (s.offset) c += " --offset=" + fio_size_text(s.offset);
   c += " --numjobs=" + std::to_string(s.numjobs);
   if (s.runtime_s > 0) c += " --runtime=" + fio_seconds(s.runtime_s);
   if (s.time_based) c += " --time_based=1";
@@ -85,7 +75,7 @@ std::string fio_command_line(const JobSpec& s, const std::string& target) {
   if (s.rate_iops[0] || s.rate_iops[1]) {
     c += " --rate_iops=" + std::to_string(s.rate_iops[0]) + "," + std::to_string(s.rate_iops[1]);
   }
-  if (s.rate_bytes[0] || s.rate_bytes[1]) c += " --rate=" + fio_size(s.rate_bytes[0]) + "," + fio_size(s.rate_bytes[1]);
+  if (s.rate_bytes[0] || s.rate_bytes[1]) c += " --rate=" + fio_size_text(s.rate_bytes[0]) + "," + fio_size_text(s.rate_bytes[1]);
   if (s.rate_poisson) c += " --rate_process=poisson";
   if (s.steadystate.enabled()) {
     c += " --ss=" + steadystate_text(s.steadystate) + " --ss_dur=" + fio_seconds(s.steadystate.duration_s);

@@ -136,6 +136,16 @@ Result<std::vector<int>> parse_cpu_list(std::string_view text) {
   return cpus;
 }
 
+std::string fio_size_text(uint64_t bytes) {
+  const char* units[] = {"", "k", "m", "g", "t"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + units[u];
+}
+
 std::string format_cpu_list(const std::vector<int>& cpus_in) {
   std::vector<int> cpus = cpus_in;
   std::sort(cpus.begin(), cpus.end());

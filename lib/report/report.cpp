@@ -745,6 +745,24 @@ DiskStats merged_disk_stats(const std::vector<const RunReport*>& runs) {
   return sum;
 }
 
+void fold_readback(RunReport& w, const RunReport& r) {
+  const DiskStats disk = merged_disk_stats({&w, &r});
+  for (size_t k = 0; k < w.results.jobs.size() && k < r.results.jobs.size(); ++k) {
+    // Each direction over its own time, as fio's: the writes', then the read-back's.
+    w.results.jobs[k].write.runtime_s = w.results.jobs[k].runtime_s;
+    w.results.jobs[k].read.merge(r.results.jobs[k].read);
+    w.results.jobs[k].read.runtime_s = r.results.jobs[k].runtime_s;
+    w.results.jobs[k].errors.count += r.results.jobs[k].errors.count;
+    w.results.jobs[k].verify.merge(r.results.jobs[k].verify);
+    w.results.jobs[k].runtime_s += r.results.jobs[k].runtime_s;
+  }
+  w.results.aggregate();
+  w.results.verify_pass.merge(r.results.verify);
+  w.results.verified = true;
+  w.results.runtime_s += r.results.runtime_s;
+  w.results.disk = disk;
+}
+
 std::string render_fio_text(const std::vector<const RunReport*>& runs) {
   std::string out;
   if (runs.empty()) return out;

@@ -61,12 +61,6 @@ Result<std::vector<BsShare>> one_split(std::string_view list) {
   return out;
 }
 
-std::string size_text(uint64_t b) {
-  if (b % (1ull << 20) == 0) return std::to_string(b >> 20) + "m";
-  if (b % 1024 == 0) return std::to_string(b >> 10) + "k";
-  return std::to_string(b);
-}
-
 std::string percent_text(double p) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", p);
@@ -140,7 +134,7 @@ std::string bssplit_text(const std::array<std::vector<BsShare>, 2>& split) {
     if (d == 1 && split[1] == split[0]) break;
     if (d == 1) t += ",";
     for (size_t i = 0; i < split[d].size(); ++i) {
-      t += (i ? ":" : "") + size_text(split[d][i].bs) + "/" + std::to_string(split[d][i].percent);
+      t += (i ? ":" : "") + fio_size_text(split[d][i].bs) + "/" + std::to_string(split[d][i].percent);
     }
   }
   return t;
@@ -180,7 +174,7 @@ std::string random_distribution_text(const IoShape& s) {
     for (size_t i = 0; i < s.zones[d].size(); ++i) {
       const RandomZone& z = s.zones[d][i];
       t += (i ? ":" : "") + std::to_string(z.access_percent) + "/" +
-           (abs ? size_text(z.size_bytes) : percent_text(z.size_percent));
+           (abs ? fio_size_text(z.size_bytes) : percent_text(z.size_percent));
     }
   }
   return t;
@@ -190,15 +184,15 @@ std::vector<std::pair<std::string, std::string>> fio_options(const IoShape& s, u
   std::vector<std::pair<std::string, std::string>> o;
   if (!s.bssplit[0].empty() || !s.bssplit[1].empty()) o.emplace_back("bssplit", bssplit_text(s.bssplit));
   if (s.bs_max[0] || s.bs_max[1]) {
-    auto range = [](uint32_t lo, uint32_t hi) { return size_text(lo) + "-" + size_text(hi ? hi : lo); };
+    auto range = [](uint32_t lo, uint32_t hi) { return fio_size_text(lo) + "-" + fio_size_text(hi ? hi : lo); };
     std::string r = range(bs, s.bs_max[0]);
     if (bs != bs_write || s.bs_max[0] != s.bs_max[1]) r += "," + range(bs_write, s.bs_max[1]);
     o.emplace_back("bsrange", r);
   }
   if (s.blockalign[0] || s.blockalign[1]) {
     o.emplace_back("blockalign", s.blockalign[0] == s.blockalign[1]
-                                     ? size_text(s.blockalign[0])
-                                     : size_text(s.blockalign[0]) + "," + size_text(s.blockalign[1]));
+                                     ? fio_size_text(s.blockalign[0])
+                                     : fio_size_text(s.blockalign[0]) + "," + fio_size_text(s.blockalign[1]));
   }
   if (s.distribution != Distribution::Uniform) o.emplace_back("random_distribution", random_distribution_text(s));
   if (s.thinktime_us) {
@@ -209,7 +203,7 @@ std::vector<std::pair<std::string, std::string>> fio_options(const IoShape& s, u
 }
 
 std::string rw_suffix(const IoShape& s) {
-  if (s.seq_add) return ":" + std::string(s.seq_add < 0 ? "-" : "") + size_text(static_cast<uint64_t>(s.seq_add < 0 ? -s.seq_add : s.seq_add));
+  if (s.seq_add) return ":" + std::string(s.seq_add < 0 ? "-" : "") + fio_size_text(static_cast<uint64_t>(s.seq_add < 0 ? -s.seq_add : s.seq_add));
   if (s.seq_nr > 1) return ":" + std::to_string(s.seq_nr);
   return "";
 }

@@ -50,19 +50,25 @@ void target_region_problems(const JobSpec& spec, const Target& target, Problems&
   }
 }
 
+// One I/O size (`what`: "bs", "a bssplit size", ...): at least 512 bytes, and with direct I/O a
+// whole number of the device's blocks (lbs; 1 when that does not apply). `use` names the fix.
+void block_size_problems(uint64_t b, const std::string& what, uint64_t lbs, const std::string& use,
+                         Problems& problems) {
+  if (b < 512) {
+    problems.push_back(what + " " + num(b) + " is below 512 bytes, the smallest block a disk takes" +
+                       (use.empty() ? "" : ": use " + use + "4096"));
+  } else if (b % lbs != 0) {
+    problems.push_back(what + " " + num(b) + " is not a multiple of the device's logical block size " + num(lbs) +
+                       (use.empty() ? " (direct I/O needs it): use " : ": use " + use) + num(round_up(b, lbs)));
+  }
+}
+
 // Block sizes and the region: each block whole on the device, the region inside it. Without
 // a target, only what needs none.
 void region_problems(const JobSpec& spec, const Target* target, Problems& problems) {
-  const uint64_t lbs = target && target->logical_block_size ? target->logical_block_size : 1;
+  const uint64_t lbs = target && target->logical_block_size && spec.direct ? target->logical_block_size : 1;
   for (uint64_t b : {uint64_t{spec.bs}, uint64_t{spec.write_bs()}}) {
-    const char* which = b == spec.bs ? "bs" : "bs (writes)";
-    if (b < 512) {
-      problems.push_back(std::string(which) + " " + num(b) +
-                         " is below 512 bytes, the smallest block a disk takes: use bs=4096");
-    } else if (target && spec.direct && b % lbs != 0) {
-      problems.push_back(std::string(which) + " " + num(b) + " is not a multiple of the device's logical block size " +
-                         num(lbs) + ": use bs=" + num(round_up(b, lbs)));
-    }
+    block_size_problems(b, b == spec.bs ? "bs" : "bs (writes)", lbs, "bs=", problems);
     if (spec.bs_write == 0 || spec.bs_write == spec.bs) break;
   }
   if (target) target_region_problems(spec, *target, problems);
@@ -190,14 +196,7 @@ void shape_problems(const JobSpec& spec, const Target* target, Problems& problem
   const IoShape& sh = spec.shape;
   if (!sh.any()) return;
   const uint64_t lbs = target && target->logical_block_size && spec.direct ? target->logical_block_size : 1;
-  auto size_ok = [&](uint64_t b, const std::string& what) {
-    if (b < 512) {
-      problems.push_back(what + " " + num(b) + " is below 512 bytes, the smallest block a disk takes");
-    } else if (b % lbs != 0) {
-      problems.push_back(what + " " + num(b) + " is not a multiple of the device's logical block size " + num(lbs) +
-                         " (direct I/O needs it): use " + num(round_up(b, lbs)));
-    }
-  };
+  auto size_ok = [&](uint64_t b, const std::string& what) { block_size_problems(b, what, lbs, "", problems); };
   for (int d = 0; d < 2; ++d) {
     for (const BsShare& e : sh.bssplit[d]) size_ok(e.bs, "a bssplit size");
     if (sh.bs_max[d]) {

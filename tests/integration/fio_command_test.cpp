@@ -109,23 +109,18 @@ const std::vector<std::string> kBlockExamples = {
     "rand-zones", "sprandom", "ssd-steadystate", "ssd-test", "steadystate", "surface-scan", "tiobench-example",
     "waitfor"};
 
-// `fio LINE` and `diskprobe fio LINE` (LINE asks for JSON): REQUIRE exit 0; the document.
-json fio_doc(const std::vector<std::string>& line) {
+// `fio LINE` or `diskprobe fio LINE` (LINE asks for JSON): REQUIRE exit 0; the document.
+json doc_of(const std::vector<std::string>& line, bool diskprobe) {
   std::vector<std::string> argv = {"fio"};
   argv.insert(argv.end(), line.begin(), line.end());
-  auto f = testing::run(argv);
-  INFO("fio stderr: " << f.err);
-  REQUIRE(f.exit_code == 0);
-  return parse_doc(f.out, "fio");
+  const char* who = diskprobe ? "diskprobe" : "fio";
+  auto r = diskprobe ? testing::run_diskprobe(argv) : testing::run(argv);
+  INFO(who << " stderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return parse_doc(r.out, who);
 }
-json diskprobe_fio_doc(const std::vector<std::string>& line) {
-  std::vector<std::string> argv = {"fio"};
-  argv.insert(argv.end(), line.begin(), line.end());
-  auto d = testing::run_diskprobe(argv);
-  INFO("diskprobe stderr: " << d.err);
-  REQUIRE(d.exit_code == 0);
-  return parse_doc(d.out, "diskprobe");
-}
+json fio_doc(const std::vector<std::string>& line) { return doc_of(line, false); }
+json diskprobe_fio_doc(const std::vector<std::string>& line) { return doc_of(line, true); }
 
 // Job by job, both documents: the same name, I/O counts and bytes each way, and groupid.
 void same_counts(const json& fdoc, const json& ddoc) {

@@ -19,6 +19,10 @@ Result<uint64_t> parse_size(std::string_view text);
 // exponent, space, hex, inf or nan, which strtod would take).
 std::optional<double> parse_decimal(std::string_view text);
 
+// Bytes as fio's options take them, the largest binary unit that divides it exactly: 4096 -> "4k",
+// 1048576 -> "1m", 1536 -> "1536"; what parse_size reads back to the same number.
+std::string fio_size_text(uint64_t bytes);
+
 // "30", "30s", "500ms", "100us", "2m", "1h" -> seconds (fio's time suffixes; bare is seconds).
 std::optional<double> parse_seconds(std::string_view text);
 

@@ -26,6 +26,10 @@ std::string render_text(const RunReport& r);
 std::string render_fio_text(const std::vector<const RunReport*>& runs);
 // The counters of the reports that have them, summed; util weighted by the time each spans.
 DiskStats merged_disk_stats(const std::vector<const RunReport*>& runs);
+// fio's verify read-back: the reads of `readback` (a read of what `writer` wrote, run after it)
+// become the writer's own, job by job, each direction over its own time; its checks join the
+// writer's verify pass, its runtime and the device's counters the writer's.
+void fold_readback(RunReport& writer, const RunReport& readback);
 // Every number carries its unit in its name (lat_ns, bw_bytes_per_s).
 nlohmann::json to_json(const RunReport& r);
 std::string render(const RunReport& r, OutputFormat f);
