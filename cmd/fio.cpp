@@ -10,7 +10,9 @@
 #include "diskprobe/base/json_io.h"
 #include "diskprobe/profiles/fio_jobs.h"
 #include "diskprobe/profiles/fio_spec.h"
+#include "diskprobe/base/write_out.h"
 #include "diskprobe/report/fio_json.h"
+#include "diskprobe/report/fio_logs.h"
 #include "diskprobe/report/report.h"
 #include "diskprobe/run/run.h"
 #include "diskprobe/spec/host_checks.h"
@@ -197,6 +199,25 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
   return std::nullopt;
 }
 
+// fio's per-I/O logs of every job that asks for them, numbered as fio numbers its jobs (each
+// clone of each job in order, from 1), written where fio writes them (the prefix's path).
+Status write_logs(const std::vector<const RunReport*>& reports) {
+  unsigned number = 1;
+  for (const RunReport* r : reports) {
+    const JobSpec& s = r->spec;
+    for (const JobResult& job : r->results.jobs) {
+      if (s.logs.any()) {
+        for (const auto& f : fio_log_files(s.logs, s.engine == EngineKind::Sync, job, number)) {
+          if (auto st = write_file(f.path, f.text); !st) return make_error("job '" + excerpt(s.name) + "': " + st.error());
+          spdlog::info("job {}: wrote {} ({} I/Os)", s.name, f.path, job.samples.size());
+        }
+      }
+      ++number;
+    }
+  }
+  return Ok{};
+}
+
 // Several jobs on one device: one preflight (write mode when any job writes), one claim; each
 // group of jobs between two stonewalls a phase, its jobs at the same time; one report of them
 // all, as fio writes it, each job under its own groupid.
@@ -270,6 +291,7 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
     formatted = to_fio_json(reports, format == OutputFormat::FioJsonPlus, FioGroups::ByReport).dump(2) + "\n";
   }
   if (auto st = outputs->write(formatted, text, ""); !st) return fail(kRuntime, st.error());
+  if (auto st = write_logs(reports); !st) return fail(kRuntime, st.error());
   return render_end(end);
 }
 
@@ -325,7 +347,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   if (!job.filenames.empty()) a.positional.push_back(job.filenames.front());
   a.notes = jobs.notes;
   a.notes.insert(a.notes.end(), in->notes.begin(), in->notes.end());
-  if (jobs.jobs.size() > 1 || verifies_after(job.spec)) return run_jobs_on_device(a, jobs, flags->format, root);
+  if (jobs.jobs.size() > 1 || verifies_after(job.spec) || job.spec.logs.any()) return run_jobs_on_device(a, jobs, flags->format, root);
   return run_spec(a, std::move(job.spec), flags->format, root);
 }
 

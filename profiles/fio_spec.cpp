@@ -25,6 +25,7 @@ struct State {
   FioJob& job;
   std::vector<std::string>& notes;
   std::optional<uint64_t> filesize = std::nullopt;  // fio's filesize, settled after the job's options
+  bool strided = false;  // zonemode=strided: its zonesize, zonerange, zoneskip apply
 };
 
 using Setter = std::function<Applied(State&, const std::string& value, bool bare)>;
@@ -299,6 +300,50 @@ Applied set_directory(State& s, const std::string& v, bool) {
   return from_status(set_field(s.job.spec, "directory", p.lexically_normal().string()));
 }
 
+// fio's write_bw_log=PREFIX (and lat, iops): the files' prefix; bare, the job's name.
+Setter set_log(std::string IoLogs::*prefix) {
+  return [prefix](State& s, const std::string& v, bool bare) -> Applied {
+    s.job.spec.logs.*prefix = bare || v.empty() ? s.job.name : v;
+    return {};
+  };
+}
+
+Applied set_log_avg_msec(State& s, const std::string& v, bool) {
+  auto n = parse_decimal(v);
+  if (!n || *n < 0 || *n > 86'400'000 || *n != static_cast<double>(static_cast<uint32_t>(*n))) return {"use whole milliseconds (log_avg_msec=1000), 0 for every I/O", ""};
+  s.job.spec.logs.avg_msec = static_cast<uint32_t>(*n);
+  return {};
+}
+
+Setter set_log_flag(bool IoLogs::*flag) {
+  return [flag](State& s, const std::string& v, bool bare) -> Applied {
+    s.job.spec.logs.*flag = truthy(v, bare);
+    return {};
+  };
+}
+
+// fio's zonemode: strided or none (zbd is another device kind).
+Applied set_zonemode(State& s, const std::string& v, bool) {
+  if (v == "strided") {
+    s.strided = true;
+    return {};
+  }
+  if (v == "none") {
+    s.strided = false;
+    return {};
+  }
+  return {"", "zonemode=" + v + " is not implemented (zonemode=strided and none are)"};
+}
+
+Setter set_zone_bytes(uint64_t IoShape::*field) {
+  return [field](State& s, const std::string& v, bool) -> Applied {
+    auto n = parse_size(v);
+    if (!n || (field == &IoShape::zone_size && *n == 0)) return {"use a size like 256m", ""};
+    s.job.spec.shape.*field = *n;
+    return {};
+  };
+}
+
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
 Setter only(const std::string& fio_default, const std::string& why) {
   return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
@@ -377,6 +422,16 @@ const std::map<std::string, Setter>& table() {
       {"random_distribution", set_random_distribution},
       {"thinktime", set_thinktime},
       {"thinktime_blocks", set_thinktime_blocks},
+      {"write_bw_log", set_log(&IoLogs::bw)},
+      {"write_lat_log", set_log(&IoLogs::lat)},
+      {"write_iops_log", set_log(&IoLogs::iops)},
+      {"log_avg_msec", set_log_avg_msec},
+      {"log_offset", set_log_flag(&IoLogs::offset)},
+      {"log_prio", set_log_flag(&IoLogs::prio)},
+      {"zonemode", set_zonemode},
+      {"zonesize", set_zone_bytes(&IoShape::zone_size)},
+      {"zonerange", set_zone_bytes(&IoShape::zone_range)},
+      {"zoneskip", set_zone_bytes(&IoShape::zone_skip)},
       {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;
@@ -435,6 +490,10 @@ Jobs to_jobs(const Input& in) {
         out.errors.push_back(o.where + ": job '" + j.name + "': " + o.key + "=" + excerpt(o.value.value_or("")) + ": " +
                              a.error);
       }
+    }
+    if (!st.strided && (job.spec.shape.zone_size || job.spec.shape.zone_range || job.spec.shape.zone_skip)) {
+      out.errors.push_back(j.where + ": job '" + j.name + "': zonesize, zonerange and zoneskip need zonemode=strided "
+                           "(fio: --zonemode=none and --zonesize are not compatible)");
     }
     if (st.filesize) {
       // One file: its size is the region fio's size would give; size and filesize both is two.

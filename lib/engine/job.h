@@ -63,6 +63,7 @@ struct Slot {
   unsigned buf_index = 0;  // registered buffer (chunk) that holds `buf`
   uint32_t done = 0;       // bytes of this I/O already transferred (short I/O: the rest goes again)
   uint32_t len = 0;        // shaped plans only (plan.shaped): this I/O's bytes; else plan.bs[write]
+  uint16_t ioprio = 0;     // the I/O's sqe->ioprio (prio/prioclass, cmdprio); 0 = the thread's
   bool write = false;
   bool held_read_data = false;  // the last I/O in this buffer was a read
 };
@@ -91,6 +92,7 @@ struct JobRun {
       pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
       if (p.shape.rate_bytes[d]) pacer.set_bytes(d, p.shape.rate_bytes[d]);
     }
+    if (p.logged) out.samples.reserve(1u << 16);  // grows as fio's log chunks do, without a bound
     if (p.spec->rate_poisson) pacer.set_poisson(0x9e3779b97f4a7c15ull * (p.first_job + job + 1) ^ p.spec->randseed);
   }
 

@@ -100,6 +100,9 @@ void plan_shape(const JobSpec& spec, const Target& target, uint64_t region, JobP
   sh.wrap_at = target.size_bytes;
   sh.think_ns = s.thinktime_us * 1000;
   sh.think_blocks = std::max<uint32_t>(1, s.thinktime_blocks);
+  sh.zone_size = s.zone_size;
+  sh.zone_range = s.zone_range ? s.zone_range : s.zone_size;
+  sh.zone_skip = s.zone_skip;
 }
 
 }  // namespace
@@ -124,6 +127,7 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   // The random map hands out blocks of one size, each once a pass: with several sizes or zones,
   // offsets are drawn at random (as norandommap; fio's --parse-only side says so).
   p.shaped = spec.shape.any();
+  p.logged = spec.logs.any();
   if (p.shaped) plan_shape(spec, target, region, p);
   p.randommap = is_random(spec.rw) && !spec.norandommap && !spec.shape.variable_bs() &&
                 spec.shape.distribution == Distribution::Uniform;

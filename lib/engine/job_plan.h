@@ -38,6 +38,7 @@ struct ShapePlan {
   uint64_t wrap_at = 0;          // a holed walk at or past this (the target's size, as fio's real_file_size) wraps
   uint64_t think_ns = 0;         // thinktime, after every think_blocks I/Os
   uint32_t think_blocks = 1;
+  uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;  // zonemode=strided (IoShape), bytes; 0 = none
   uint64_t rate_bytes[2] = {0, 0};  // rate= with several sizes: paced by each I/O's bytes
   // fio's random map over I/Os of several sizes (BlockMap, in min_bs blocks, both directions'):
   // each random I/O starts at a free block and is cut short at a done one.
@@ -87,6 +88,8 @@ struct JobPlan {
   // loops' extras path draws each I/O's offset and length through Workload::next_shaped.
   bool shaped = false;
   ShapePlan shape;
+  // fio's per-I/O logs (JobSpec::logs): the extras path keeps every measured I/O's sample.
+  bool logged = false;
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

@@ -8,7 +8,7 @@ namespace diskprobe::engine {
 
 namespace {
 
-// kExtras: rate caps, steadystate or a shaped plan are on; without them the loop is the same code as before
+// kExtras: rate caps, steadystate, a shaped plan or logs are on; without them the loop is the same code as before
 // they existed (the counted instructions per I/O, issue 15).
 template <bool kExtras>
 Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
@@ -47,8 +47,16 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
     } else if (!io_over(run.work, sl, bs, static_cast<uint32_t>(r))) {
       again = true;
     } else {
-      run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
-      if constexpr (kExtras) run.after_io(out);
+      if constexpr (kExtras) {
+        const ptrdiff_t second = run.work.second_of(t);
+        if (run.work.over(sl.write, sl.done, sl.offset, sl.buf, t0, t, second)) {
+          run.work.timed(sl.write, 0, t - t0, second, 1);
+          if (plan.logged) run.work.sample(sl.write, sl.done, sl.offset, 0, t - t0, t, sl.ioprio);
+        }
+        run.after_io(out);
+      } else {
+        run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
+      }
     }
     run.check(t, out);
     if constexpr (kExtras) run.extras(t, out);
@@ -61,7 +69,7 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
 }  // namespace
 
 Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
-  if (plan.paced || plan.steady || plan.shaped) return sync_run<true>(plan, run, fd, buf, out);
+  if (plan.paced || plan.steady || plan.shaped || plan.logged) return sync_run<true>(plan, run, fd, buf, out);
   return sync_run<false>(plan, run, fd, buf, out);
 }
 

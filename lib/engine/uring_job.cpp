@@ -366,6 +366,9 @@ template <bool kExtras>
         alike_write = sl.write;
       }
       ++nalike;
+      if constexpr (kExtras) {
+        if (plan_.logged) work.sample(sl.write, sl.done, sl.offset, sl.t_submit - sl.t_prep, t_reaped - sl.t_submit, t_reaped, sl.ioprio);
+      }
     }
     free_list[nfree++] = s;
   }
@@ -391,7 +394,7 @@ template <bool kExtras>
 // or counted in the next batch.
 Status UringJob::loop(JobOutput& out) {
   ext_arg_ = (ring_.get()->features & IORING_FEAT_EXT_ARG) != 0;
-  if (plan_.paced || plan_.steady || plan_.shaped) return run_loop<true>(out);
+  if (plan_.paced || plan_.steady || plan_.shaped || plan_.logged) return run_loop<true>(out);
   return run_loop<false>(out);
 }
 

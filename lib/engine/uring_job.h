@@ -71,7 +71,7 @@ class UringJob {
   static constexpr uint32_t kNone = UINT32_MAX;
 
   Status register_all(uint8_t* buffers, std::string* fallback);
-  // kExtras: rate caps, steadystate or a shaped plan; false is the loop as it was without them.
+  // kExtras: rate caps, steadystate, a shaped plan or logs; false is the loop as it was without them.
   template <bool kExtras>
   Status run_loop(JobOutput& out);
   template <bool kExtras>

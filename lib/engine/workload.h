@@ -126,8 +126,9 @@ class Workload {
       pos = b * sh.ba[w];
     } else if (random_ && hit) {
       pos = random_unit(w) * sh.ba[w];
-    } else if (!sequential_pos(w, &pos)) {
-      return over_walk();
+    } else {
+      if (sh.zone_size) stride_zone(w);
+      if (!sequential_pos(w, &pos)) return over_walk();
     }
     uint32_t l = shaped_len(w, pos);
     if (l == 0) return over_walk();
@@ -138,6 +139,7 @@ class Workload {
     }
     last_pos_[w] = pos + l;
     issued_ += l;
+    zone_bytes_ += l;
     *offset = region_start_ + pos;
     *len = l;
     return true;
@@ -195,6 +197,10 @@ class Workload {
     window_.completed_at(t_reaped);
     (write ? out_.write : out_.read).bytes += bytes;
     return true;
+  }
+  // A measured I/O's sample for fio's logs (plan.logged), after over() said it is measured.
+  void sample(bool write, uint32_t bytes, uint64_t offset, uint64_t slat, uint64_t clat, uint64_t t_reaped, uint16_t prio) {
+    out_.samples.push_back({t_reaped - window_.start(), slat, clat, offset, bytes, prio, write});
   }
   [[gnu::always_inline]] void timed(bool write, uint64_t slat, uint64_t clat, ptrdiff_t second, uint64_t n) {
     DirectionStats& d = write ? out_.write : out_.read;
@@ -365,6 +371,20 @@ class Workload {
     return n;
   }
 
+  // fio's zonemode=strided, before each sequential I/O: after zone_size bytes, the next zone
+  // (zone_range + zone_skip on, from the region's start past its end); inside a zone, its start
+  // again once the walk reached its range's end.
+  void stride_zone(bool w) {
+    const ShapePlan& sh = p_.shape;
+    if (zone_bytes_ >= sh.zone_size) {
+      zone_bytes_ = 0;
+      zone_start_ += sh.zone_range + sh.zone_skip;
+      if (zone_start_ >= sh.region_len) zone_start_ = 0;
+      last_pos_[w] = zone_start_;
+    }
+    if (last_pos_[w] >= zone_start_ + sh.zone_range) last_pos_[w] = zone_start_;
+  }
+
   // The walk ended: exhausted() from now on.
   bool over_walk() {
     limit_ = issued_;
@@ -378,7 +398,8 @@ class Workload {
   bool sequential_pos(bool w, uint64_t* out) {
     const ShapePlan& sh = p_.shape;
     uint64_t pos = last_pos_[w];
-    if (pos >= sh.region_len && (spec_.time_based || (sh.seq_add == 0 && issued_ < limit_))) pos = 0;
+    // (fio's strided zones end a size-bounded walk at the region's end, inside a zone or not.)
+    if (pos >= sh.region_len && (spec_.time_based || (sh.seq_add == 0 && sh.zone_size == 0 && issued_ < limit_))) pos = 0;
     if (pos != 0 && sh.seq_add != 0) {
       const int64_t next = static_cast<int64_t>(pos) + sh.seq_add;
       if (next < 0 || static_cast<uint64_t>(next) >= sh.wrap_at) {
@@ -471,6 +492,7 @@ class Workload {
   uint64_t write_seq_ = 0;
   uint64_t next_block_[2] = {0, 0};
   uint64_t last_pos_[2] = {0, 0};  // shaped: where direction d's last I/O ended, from the region's start
+  uint64_t zone_start_ = 0, zone_bytes_ = 0;  // zonemode=strided: the zone walked, and the bytes done in it
   uint32_t seq_left_ = 0;          // shaped, rw=randread:N: I/Os until the next random offset
   uint32_t fill_bytes_ = 0;        // what a refilled write buffer gets: the largest write
   BlockMap map_;                   // shaped, plan.shape.map: the random map of several sizes

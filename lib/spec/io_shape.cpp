@@ -199,6 +199,12 @@ std::vector<std::pair<std::string, std::string>> fio_options(const IoShape& s, u
     o.emplace_back("thinktime", std::to_string(s.thinktime_us));
     if (s.thinktime_blocks > 1) o.emplace_back("thinktime_blocks", std::to_string(s.thinktime_blocks));
   }
+  if (s.zone_size) {
+    o.emplace_back("zonemode", "strided");
+    o.emplace_back("zonesize", fio_size_text(s.zone_size));
+    if (s.zone_range && s.zone_range != s.zone_size) o.emplace_back("zonerange", fio_size_text(s.zone_range));
+    if (s.zone_skip) o.emplace_back("zoneskip", fio_size_text(s.zone_skip));
+  }
   return o;
 }
 

@@ -76,6 +76,8 @@ json to_json(const JobSpec& s) {
           {"rate_process", s.rate_poisson ? "poisson" : "linear"},
           {"steadystate", steady},
           {"shape", shape},
+          {"logs", {{"bw", s.logs.bw}, {"lat", s.logs.lat}, {"iops", s.logs.iops}, {"log_avg_msec", s.logs.avg_msec},
+                    {"log_offset", s.logs.offset}, {"log_prio", s.logs.prio}}},
           {"host", host},
           {"expect", s.expect},
           {"notes", s.notes}};

@@ -224,6 +224,29 @@ void shape_problems(const JobSpec& spec, const Target* target, Problems& problem
       }
     }
   }
+  if (sh.zone_size) {
+    size_ok(sh.zone_size, "zonesize");
+    if (sh.zone_range) size_ok(sh.zone_range, "zonerange");
+    if (sh.zone_skip % lbs != 0) size_ok(sh.zone_skip, "zoneskip");
+    if (is_random(spec.rw)) {
+      problems.push_back("zonemode=strided with random I/O (rw=" + std::string(to_string(spec.rw)) +
+                         ") is not implemented: use a sequential rw");
+    }
+    const uint64_t region = target ? resolve_region(spec, *target).size : spec.size;
+    if (spec.loops > 1 || (spec.io_size && region && spec.io_size > region)) {
+      problems.push_back("zonemode=strided with loops or an io_size beyond one pass is not implemented: fio's walk "
+                         "ends at the target's end");
+    }
+    // fio's zones run on to the target's end, past a smaller size: the region must reach it.
+    if (target) {
+      const Region r = resolve_region(spec, *target);
+      if (r.offset + r.size < target->size_bytes) {
+        problems.push_back("zonemode=strided over a region that ends before the target's end (" + num(r.offset + r.size) +
+                           " of " + num(target->size_bytes) + " bytes) is not implemented: fio's zones run on to the "
+                           "target's end; drop size");
+      }
+    }
+  }
   if (spec.verify != VerifyKind::None) {
     problems.push_back("verify with bssplit, bsrange, blockalign, rw=<op>:<n> or random_distribution is not implemented "
                        "(the verify map is of one block size on its own grid): drop verify or the shape");

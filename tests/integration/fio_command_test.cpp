@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -140,11 +141,58 @@ void same_counts(const json& fdoc, const json& ddoc) {
 // diskprobe fio and fio on the same arguments, one after the other (diskprobe first: a file
 // target fio left behind holds fio's data, which diskprobe refuses to overwrite): the same jobs
 // in the same order, each doing the same directions with the same bytes per I/O.
+// The per-I/O log files a run left in `dir` (write_bw_log, ...): each name, its lines' column
+// count and the directions its lines name ("0", "1").
+struct LogFile {
+  size_t columns = 0;
+  std::set<std::string> directions;
+  size_t lines = 0;
+};
+std::map<std::string, LogFile> log_files_in(const fs::path& dir) {
+  std::map<std::string, LogFile> logs;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".log") continue;
+    LogFile& f = logs[e.path().filename().string()];
+    std::ifstream in(e.path());
+    for (std::string l; std::getline(in, l); ++f.lines) {
+      std::vector<std::string> cols;
+      std::stringstream ss(l);
+      for (std::string c; std::getline(ss, c, ',');) cols.push_back(c);
+      if (f.lines == 0) f.columns = cols.size();
+      CHECK(cols.size() == f.columns);
+      if (cols.size() >= 3) f.directions.insert(cols[2].substr(cols[2].find_first_not_of(' ')));
+    }
+  }
+  return logs;
+}
+
+// Each tool runs in a directory of its own (fio's logs go to the working directory): the same
+// log files, each of fio's columns, with the same directions in them; empty where fio's is.
 void same_jobs_as_fio(const std::vector<std::string>& args) {
   std::vector<std::string> line = {"--output-format=json"};
   line.insert(line.end(), args.begin(), args.end());
+  const fs::path cwd = fs::current_path();
+  const fs::path base = fs::temp_directory_path() / ("diskprobe-fio-logs-" + std::to_string(::getpid()));
+  testing::Guard back([&] {
+    fs::current_path(cwd);
+    fs::remove_all(base);
+  });
+  fs::create_directories(base / "diskprobe");
+  fs::create_directories(base / "fio");
+  fs::current_path(base / "diskprobe");
   const json ddoc = diskprobe_fio_doc(line);
+  fs::current_path(base / "fio");
   const json fdoc = fio_doc(line);
+  const auto dlogs = log_files_in(base / "diskprobe"), flogs = log_files_in(base / "fio");
+  CHECK(dlogs.size() == flogs.size());
+  for (const auto& [name, f] : flogs) {
+    INFO("log " << name);
+    auto it = dlogs.find(name);
+    REQUIRE(it != dlogs.end());
+    CHECK(it->second.columns == f.columns);
+    CHECK(it->second.directions == f.directions);
+    CHECK((it->second.lines > 0) == (f.lines > 0));
+  }
   auto ff = facts(fdoc), df = facts(ddoc);
   REQUIRE(df.size() == ff.size());
   for (size_t i = 0; i < ff.size(); ++i) {
@@ -396,6 +444,139 @@ TEST_CASE("diskprobe fio refuses verify read-back it cannot do as fio does it, b
     CHECK(d.exit_code == 2);
     CHECK(d.err.find("job 'wv': verify=crc32c on a writing job") != std::string::npos);
   }
+}
+
+// fio's per-I/O logs (write_bw_log, write_lat_log, write_iops_log): the files fio writes, with
+// a line per I/O; with log_offset, a sequential job's lines name the same offsets in the same
+// order as fio's; with log_avg_msec, one line per window, at its end.
+namespace {
+std::vector<std::string> lines_of(const fs::path& file) {
+  std::vector<std::string> v;
+  std::ifstream in(file);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+// Each line's direction, size and offset (the 3rd to 5th columns): fio's walk, without its times;
+// in completion order, or sorted where several I/Os are in flight (they complete in any order).
+std::vector<std::string> walk_of(const std::vector<std::string>& lines, bool in_order = true) {
+  std::vector<std::string> w;
+  for (const auto& l : lines) {
+    size_t a = l.find(','), b = l.find(',', a + 1);
+    w.push_back(l.substr(b + 1, l.rfind(',') - b - 1));
+  }
+  if (!in_order) std::sort(w.begin(), w.end());
+  return w;
+}
+// Runs `line` under fio and then diskprobe fio in a directory each; the lines of the log `name` each left.
+std::pair<std::vector<std::string>, std::vector<std::string>> logs_side_by_side(const std::vector<std::string>& line,
+                                                                               const std::string& name) {
+  const fs::path base = fs::temp_directory_path() / ("diskprobe-logs-" + std::to_string(::getpid()));
+  const fs::path cwd = fs::current_path();
+  testing::Guard back([&] {
+    fs::current_path(cwd);
+    fs::remove_all(base);
+  });
+  std::pair<std::vector<std::string>, std::vector<std::string>> out;
+  for (bool dp : {false, true}) {
+    fs::create_directories(base / (dp ? "d" : "f"));
+    fs::current_path(base / (dp ? "d" : "f"));
+    (void)doc_of(line, dp);
+    REQUIRE(fs::exists(name));
+    (dp ? out.second : out.first) = lines_of(name);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("diskprobe fio writes fio's per-I/O logs: fio's files, a line per I/O, fio's walk in them", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::string> line = {"--output-format=json", "--name=w", "--filename=" + loop.path(), "--rw=write",
+                                         "--bs=16k", "--size=8m", "--direct=1", "--ioengine=libaio", "--iodepth=4",
+                                         "--write_bw_log=p", "--write_lat_log=p", "--write_iops_log=p", "--log_offset=1"};
+  for (const char* kind : {"bw", "lat", "clat", "slat", "iops"}) {
+    INFO(kind);
+    auto [f, d] = logs_side_by_side(line, std::string("p_") + kind + ".1.log");
+    CHECK(d.size() == 512);  // 8 MiB of 16 KiB writes
+    CHECK(d.size() == f.size());
+    CHECK(walk_of(d, false) == walk_of(f, false));  // " 1, 16384, 0", ...: each write where fio's was (QD4: in any order)
+  }
+  // A sync engine has no submission latency: fio's slat log is empty, so is diskprobe's.
+  auto sync_line = line;
+  sync_line[7] = "--ioengine=psync";
+  auto [f, d] = logs_side_by_side(sync_line, "p_slat.1.log");
+  CHECK(f.empty());
+  CHECK(d.empty());
+}
+
+TEST_CASE("diskprobe fio's log_avg_msec: one line per window and direction, at the window's end, as fio", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::string> line = {"--output-format=json", "--name=m", "--filename=" + loop.path(), "--rw=randrw",
+                                         "--bs=4k", "--direct=1", "--time_based", "--runtime=1", "--write_iops_log=q",
+                                         "--log_avg_msec=250"};
+  auto [f, d] = logs_side_by_side(line, "q_iops.1.log");
+  // 1 s in 250 ms windows, a read line and a write line each, none past the runtime (fio writes a
+  // window when the next begins: its last, at 1000 ms, not at all).
+  INFO("fio's: " << json(f).dump() << "\ndiskprobe's: " << json(d).dump());
+  CHECK(f.size() >= 6);
+  CHECK(d.size() >= 6);
+  CHECK(d.size() <= 8);
+  for (size_t i = 0; i < d.size(); ++i) {
+    INFO(d[i]);
+    CHECK(std::stoull(d[i]) == 250 * (i / 2 + 1));
+    CHECK(d[i].find(i % 2 ? ", 1, 0, 0" : ", 0, 0, 0") != std::string::npos);  // reads, then writes
+    CHECK(std::stoull(d[i].substr(d[i].find(',') + 1)) > 0);                    // I/Os per second
+  }
+}
+
+// fio's zonemode=strided: zonesize bytes in each zone, then zoneskip on, wrapping at the end; the
+// same offsets as fio's, I/O for I/O (fio's own log_offset log is the reference).
+TEST_CASE("diskprobe fio's zonemode=strided walks the offsets fio walks", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::vector<std::string>> cases = {
+      {"--rw=read", "--bs=64k", "--zonesize=4m", "--zoneskip=8m"},                      // wraps at the end, 4 times
+      {"--rw=write", "--bs=16k", "--zonesize=3m", "--zonerange=1m", "--zoneskip=5m"},   // a zone walked 3 times
+      {"--rw=read", "--bs=4k", "--zonesize=1m", "--zoneskip=60m", "--io_size=8m"},      // io_size over the zones
+      {"--rw=read", "--bs=128k", "--zonesize=2m", "--zoneskip=1m", "--offset=8m"},      // from an offset
+      {"--rw=read", "--bs=64k", "--zonesize=2m", "--zonerange=4m", "--zoneskip=1m"},    // range above size
+      {"--rw=read", "--bs=8k", "--zonesize=768k", "--zoneskip=3m", "--iodepth=3", "--ioengine=io_uring"}};  // odd sizes, QD3
+  for (const auto& c : cases) {
+    std::vector<std::string> line = {"--output-format=json", "--name=z", "--filename=" + loop.path(), "--direct=1",
+                                     "--zonemode=strided", "--write_bw_log=z", "--log_offset=1"};
+    line.insert(line.end(), c.begin(), c.end());
+    INFO(json(c).dump());
+    auto [f, d] = logs_side_by_side(line, "z_bw.1.log");
+    const bool qd1 = std::find(c.begin(), c.end(), "--iodepth=3") == c.end();
+    CHECK(d.size() == f.size());
+    CHECK(walk_of(d, qd1) == walk_of(f, qd1));
+  }
+}
+
+TEST_CASE("diskprobe fio refuses the strided zones it does not walk as fio, by name", "[fio]") {
+  auto loop = testing::make_loop(16ull << 20);
+  const uint64_t w0 = sectors_written(loop.name());
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  } cases[] = {
+      {{"--zonemode=strided", "--zonesize=1m", "--rw=randwrite"}, "zonemode=strided with random I/O (rw=randwrite)"},
+      {{"--zonemode=strided", "--zonesize=1m", "--rw=write", "--size=8m"}, "ends before the target's end"},
+      {{"--zonesize=1m", "--rw=write"}, "need zonemode=strided"},
+      {{"--zonemode=zbd", "--rw=write"}, "zonemode=zbd is not implemented"},
+      {{"--zonemode=strided", "--zonesize=1m", "--rw=read", "--loops=2"}, "loops or an io_size beyond one pass"},
+      {{"--zonemode=strided", "--zonesize=1m", "--rw=read", "--io_size=32m"}, "loops or an io_size beyond one pass"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {"fio", "--name=a", "--filename=" + loop.path(), "--direct=1"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto d = testing::run_diskprobe(argv);
+    INFO(json(c.args).dump() << ": " << d.err);
+    CHECK(d.exit_code == 2);
+    CHECK(d.err.find(c.said) != std::string::npos);
+  }
+  CHECK(sectors_written(loop.name()) == w0);
 }
 
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {

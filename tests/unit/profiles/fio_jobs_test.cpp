@@ -377,6 +377,54 @@ TEST_CASE("fio's shape options with bad values are errors naming the option; zip
   CHECK(jobs.unsupported[0].why.find("random_distribution=zipf is not implemented") != std::string::npos);
 }
 
+TEST_CASE("fio's log options: a bare write_bw_log is the job's name, the others' values as given", "[fio]") {
+  // A bare write_bw_log is a job file's (on fio's command line it needs a value, as here).
+  TempDir d;
+  auto in = read_command_line({d.write("logs.fio", "[global]\nwrite_bw_log\nlog_offset=1\n[first]\n[second]\n"
+                                                   "write_bw_log=--name=x\nwrite_lat_log=p\nwrite_iops_log=q\n"
+                                                   "log_avg_msec=500\nlog_prio=1\nlog_offset=0\n")},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  REQUIRE(jobs.unsupported.empty());
+  REQUIRE(jobs.jobs.size() == 2);
+  const IoLogs& a = jobs.jobs[0].spec.logs;
+  CHECK(a.bw == "first");  // bare: the job's own name
+  CHECK(a.lat.empty());
+  CHECK(a.offset);  // the global log_offset=1
+  CHECK(a.avg_msec == 0);
+  const IoLogs& b = jobs.jobs[1].spec.logs;
+  CHECK(b.bw == "--name=x");  // a prefix is any text
+  CHECK(b.lat == "p");
+  CHECK(b.iops == "q");
+  CHECK(b.avg_msec == 500);
+  CHECK(b.prio);
+  CHECK_FALSE(b.offset);
+  auto bad = read_command_line({"--name=a", "--log_avg_msec=fast"}, test_env());
+  REQUIRE(bad);
+  CHECK(to_jobs(*bad).errors.size() == 1);
+}
+
+TEST_CASE("fio's zonemode=strided: zonesize, zonerange and zoneskip, and only with it", "[fio]") {
+  auto in = read_command_line({"--name=z", "--zonemode=strided", "--zonesize=256m", "--zoneskip=2g", "--name=r",
+                               "--zonemode=strided", "--zonesize=3m", "--zonerange=1m"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  CHECK(jobs.jobs[0].spec.shape.zone_size == 256ull << 20);
+  CHECK(jobs.jobs[0].spec.shape.zone_skip == 2ull << 30);
+  CHECK(jobs.jobs[0].spec.shape.zone_range == 0);  // the engine takes zonesize for it, as fio
+  CHECK(jobs.jobs[1].spec.shape.zone_range == 1ull << 20);
+  CHECK(jobs.jobs[0].spec.shape.any());
+  auto none = read_command_line({"--name=z", "--zonesize=1m"}, test_env());
+  REQUIRE(none);
+  auto j = to_jobs(*none);
+  REQUIRE(j.errors.size() == 1);
+  CHECK(j.errors[0].find("need zonemode=strided") != std::string::npos);
+}
+
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
   auto in = read_command_line({"--name=a", "--thinktime_spin=10", "--rw=randtrim", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
@@ -390,7 +438,7 @@ TEST_CASE("fio options diskprobe does not implement are listed with job and plac
   CHECK(jobs.unsupported[1].why.find("trim workloads") != std::string::npos);
   CHECK(jobs.unsupported[2].why.find("ioengine=mmap") != std::string::npos);
   CHECK(jobs.unsupported[3].option == "zonemode=zbd");
-  CHECK(jobs.unsupported[3].why.empty());
+  CHECK(jobs.unsupported[3].why.find("zonemode=zbd is not implemented (zonemode=strided and none are)") != std::string::npos);
   REQUIRE(jobs.errors.size() == 1);
   CHECK(jobs.errors[0].find("bs=3: use") != std::string::npos);
   REQUIRE(jobs.notes.size() == 1);

@@ -50,13 +50,17 @@ struct IoShape {
   // fio's thinktime: after every thinktime_blocks I/Os, the job waits thinktime_us before the next.
   uint64_t thinktime_us = 0;
   uint32_t thinktime_blocks = 1;
+  // fio's zonemode=strided (zonesize, zonerange, zoneskip), sequential I/O: zone_size bytes done
+  // inside a zone of zone_range bytes (from its start again at its end), then on to the next
+  // zone zone_range + zone_skip further, from the region's start again past its end. 0: none.
+  uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
 
   bool variable_bs(int d) const { return !bssplit[d].empty() || bs_max[d] != 0; }
   bool variable_bs() const { return variable_bs(0) || variable_bs(1); }
   // Anything here the plain loops do not do.
   bool any() const {
     return variable_bs() || blockalign[0] || blockalign[1] || seq_add || seq_nr > 1 ||
-           distribution != Distribution::Uniform || thinktime_us;
+           distribution != Distribution::Uniform || thinktime_us || zone_size;
   }
   bool operator==(const IoShape&) const = default;
 };

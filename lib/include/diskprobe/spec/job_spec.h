@@ -87,6 +87,19 @@ std::string steadystate_text(const SteadyState& ss);
 // only; bytes: fio's size units (10m = 10 MiB/s), else whole I/Os. 0 = no cap.
 std::optional<std::array<uint64_t, 2>> parse_rate(std::string_view s, bool bytes);
 
+// fio's write_bw_log / write_lat_log / write_iops_log: per-I/O logs in fio's format, written
+// after the run as PREFIX_bw.N.log, PREFIX_lat.N.log (with _clat and _slat), PREFIX_iops.N.log,
+// N the job's number as fio counts them (every clone of every job, from 1). An empty prefix
+// asks for no log of that kind.
+struct IoLogs {
+  std::string bw, lat, iops;
+  uint32_t avg_msec = 0;  // log_avg_msec: one entry per direction per this many ms (means); 0 = every I/O
+  bool offset = false;    // log_offset: each entry names its I/O's offset
+  bool prio = false;      // log_prio: the priority column is the I/O's ioprio value, not 0
+  bool any() const { return !bw.empty() || !lat.empty() || !iops.empty(); }
+  bool operator==(const IoLogs&) const = default;
+};
+
 struct JobSpec {
   std::string name = "diskprobe";   // profile name
   std::string description;
@@ -171,6 +184,7 @@ struct JobSpec {
   bool rate_poisson = false;
   uint64_t rate_bytes[2] = {0, 0};
   SteadyState steadystate;
+  IoLogs logs;
 
   HostWishes host;
 

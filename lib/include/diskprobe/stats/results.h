@@ -76,6 +76,17 @@ struct CpuUsage {
   uint64_t voluntary_ctx = 0, involuntary_ctx = 0;
 };
 
+// One measured I/O, as fio's per-I/O logs need it (JobSpec::logs; kept only when a log is asked).
+struct IoSample {
+  uint64_t t_ns = 0;     // completion, from the measured window's start
+  uint64_t slat_ns = 0;
+  uint64_t clat_ns = 0;
+  uint64_t offset = 0;
+  uint32_t bytes = 0;
+  uint16_t prio = 0;     // the I/O's ioprio value (class << 13 | level)
+  bool write = false;
+};
+
 struct JobResult {
   unsigned job = 0;
   int cpu = -1;                   // pinned CPU, -1 = unpinned
@@ -83,6 +94,7 @@ struct JobResult {
   ErrorStats errors;
   VerifyStats verify;
   double runtime_s = 0;           // measured, ramp excluded
+  std::vector<IoSample> samples;  // every measured I/O in completion order, when the spec logs them
 };
 
 // A setting a run changed on the host, for the report.
