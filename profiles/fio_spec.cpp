@@ -344,6 +344,26 @@ Setter set_zone_bytes(uint64_t IoShape::*field) {
   };
 }
 
+// fio's flow=W, flow_id=N, flow_sleep=USEC (whole numbers; fio 3.33's weights are positive).
+Setter set_flow_number(const char* what) {
+  return [what](State& s, const std::string& v, bool) -> Applied {
+    const std::string key = what;
+    if (key == "flow" && !v.empty() && v[0] == '-') {
+      return {"", "flow=" + v + ": a negative weight (fio's older flow counter) is not implemented; fio 3.33 shares "
+                  "a flow by positive weights (flow=1 and flow=8: one I/O in nine and eight in nine)"};
+    }
+    auto n = parse_decimal(v);
+    if (!n || *n < 0 || *n > UINT32_MAX || *n != static_cast<double>(static_cast<uint32_t>(*n))) {
+      return {"use a whole number", ""};
+    }
+    const auto u = static_cast<uint32_t>(*n);
+    if (key == "flow") s.job.spec.flow = u;
+    if (key == "flow_id") s.job.spec.flow_id = u;
+    if (key == "flow_sleep") s.job.spec.flow_sleep_us = u;
+    return {};
+  };
+}
+
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
 Setter only(const std::string& fio_default, const std::string& why) {
   return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
@@ -432,6 +452,9 @@ const std::map<std::string, Setter>& table() {
       {"zonesize", set_zone_bytes(&IoShape::zone_size)},
       {"zonerange", set_zone_bytes(&IoShape::zone_range)},
       {"zoneskip", set_zone_bytes(&IoShape::zone_skip)},
+      {"flow", set_flow_number("flow")},
+      {"flow_id", set_flow_number("flow_id")},
+      {"flow_sleep", set_flow_number("flow_sleep")},
       {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;

@@ -14,6 +14,7 @@
 #include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/base/status.h"
 #include "diskprobe/stats/results.h"
+#include "diskprobe/engine/flow.h"
 #include "job_plan.h"
 #include "pacer.h"
 #include "start_gate.h"
@@ -85,9 +86,10 @@ struct JobRun {
   const std::atomic<uint64_t>* steady_stop = nullptr;  // steadystate: the watch's stop, once
   JobResult* result;
   bool window_paced_ = false;  // the schedule was started again at the window's opening
+  FlowShare flow;              // plan.flow: this job's share; it leaves the flow when the job ends
 
   JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
-      : plan(p), work(p, job, out), stop(s), result(&out) {
+      : plan(p), work(p, job, out), stop(s), result(&out), flow(p.flow, p.flow_weight) {
     for (int d = 0; d < 2; ++d) {
       pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
       if (p.shape.rate_bytes[d]) pacer.set_bytes(d, p.shape.rate_bytes[d]);
@@ -195,6 +197,7 @@ struct JobRun {
   }
 
   void finish(JobOutput& out) {
+    flow.leave();
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
     work.finish(reached_deadline);
     out.result->runtime_s = work.window().runtime_s();

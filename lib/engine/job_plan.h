@@ -17,6 +17,7 @@
 namespace diskprobe::engine {
 
 class JobsDone;
+struct FlowGroup;
 
 constexpr size_t kBufferAlign = kDirectAlign;
 
@@ -90,6 +91,13 @@ struct JobPlan {
   ShapePlan shape;
   // fio's per-I/O logs (JobSpec::logs): the extras path keeps every measured I/O's sample.
   bool logged = false;
+  // fio's flow: the group of this plan's flow_id (run_group sets it) and this plan's weight; each
+  // new I/O waits for its share (FlowShare), on the extras path.
+  FlowGroup* flow = nullptr;
+  uint32_t flow_weight = 0;
+  uint64_t flow_sleep_ns = 0;
+  // The loops' extras path: any of rate caps, steadystate, a shape, logs or a flow.
+  bool extras() const { return paced || steady || shaped || logged || flow != nullptr; }
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

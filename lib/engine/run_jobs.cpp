@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -271,6 +272,18 @@ Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, 
     }
     first_job += m.spec->numjobs;
     all.push_back(std::move(*p));
+  }
+  // fio's flow: one group per flow_id over the members run at once, every clone's weight in it.
+  std::map<uint32_t, std::unique_ptr<engine::FlowGroup>> flows;
+  for (auto& m : all) {
+    const JobSpec& s = *m->plan.spec;
+    if (s.flow == 0) continue;
+    auto& g = flows[s.flow_id];
+    if (!g) g = std::make_unique<engine::FlowGroup>();
+    g->total_weight += int64_t{s.flow} * s.numjobs;
+    m->plan.flow = g.get();
+    m->plan.flow_weight = s.flow;
+    m->plan.flow_sleep_ns = s.flow_sleep_us * 1000;
   }
   const uint64_t run_id = opts.run_id ? opts.run_id : random_run_id();
   for (auto& m : all) m->plan.run_id = run_id;

@@ -1,3 +1,4 @@
+#include <sched.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -7,6 +8,21 @@
 namespace diskprobe::engine {
 
 namespace {
+
+// fio's flow: the next I/O waits for the job's share (yielding the CPU between tries, or
+// flow_sleep); false when the job stopped meanwhile.
+bool flow_wait(const JobPlan& plan, JobRun& run, JobOutput& out) {
+  while (!run.flow.may_issue()) {
+    if (plan.flow_sleep_ns) {
+      sleep_ns(plan.flow_sleep_ns);
+    } else {
+      sched_yield();
+    }
+    run.check(now_ns(), out);
+    if (run.stopping) return false;
+  }
+  return true;
+}
 
 // kExtras: rate caps, steadystate, a shaped plan or logs are on; without them the loop is the same code as before
 // they existed (the counted instructions per I/O, issue 15).
@@ -24,6 +40,7 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
       if constexpr (kExtras) {
         const int d = run.sleep_until_due(run.work.next_direction(), out);
         if (d < 0) break;  // only its direction was drawn: nothing to drop
+        if (plan.flow && !flow_wait(plan, run, out)) break;
         if (!start_picked(plan, run, sl, d == 1)) break;  // a shaped walk is over
       } else {
         start_io(run.work, sl);
@@ -69,7 +86,7 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
 }  // namespace
 
 Status sync_loop(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutput& out) {
-  if (plan.paced || plan.steady || plan.shaped || plan.logged) return sync_run<true>(plan, run, fd, buf, out);
+  if (plan.extras()) return sync_run<true>(plan, run, fd, buf, out);
   return sync_run<false>(plan, run, fd, buf, out);
 }
 

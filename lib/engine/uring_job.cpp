@@ -1,5 +1,6 @@
 #include "uring_job.h"
 
+#include <sched.h>
 #include <sys/uio.h>
 
 #include <algorithm>
@@ -158,6 +159,7 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
 // (Pacer::pick, fio's rate_ddir), its offset and data drawn then.
 void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch& b) {
   Workload& work = run_.work;
+  flow_held_ = false;
   for (; room > 0; --room) {
     if (held_ == kNone) {
       if (nfree_ == 0 || work.exhausted()) return;
@@ -166,6 +168,10 @@ void UringJob::fill_paced(io_uring* ring, unsigned room, uint64_t t_prep, Batch&
     }
     const int d = run_.pacer.pick(held_drawn_, work.may_switch_to(!held_drawn_), t_prep);
     if (d < 0) return;
+    if (plan_.flow && !run_.flow.may_issue()) {  // fio's flow: held until the job's share allows it
+      flow_held_ = true;
+      return;
+    }
     if (!start_picked(plan_, run_, slots_[held_], d == 1)) {  // a shaped walk is over
       drop_held();
       return;
@@ -198,7 +204,7 @@ template <bool kExtras>
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
     if constexpr (kExtras) {
-      if (plan_.paced || plan_.shaped) {
+      if (plan_.paced || plan_.shaped || plan_.flow) {
         fill_paced(ring, room, b.t_prep, b);
         return b;
       }
@@ -227,6 +233,17 @@ void UringJob::drop_held() {
 // waits (IORING_FEAT_EXT_ARG, 5.11; liburing would add a timeout SQE our reap does not
 // expect): a plain sleep.
 int UringJob::wait_due() {
+  if (flow_held_) {
+    // fio's flow: without flow_sleep the job tries again at once (fio spins; here it yields the
+    // CPU first); with it, its I/Os in flight complete first, then it sleeps flow_sleep.
+    if (plan_.flow_sleep_ns == 0) {
+      sched_yield();
+      return 0;
+    }
+    if (nfree_ + nretry_ + nrest_ + 1 < plan_.slots) return io_uring_submit_and_wait(ring_.get(), 1);
+    sleep_ns(plan_.flow_sleep_ns);
+    return 0;
+  }
   const uint64_t t = now_ns(), due = run_.pacer.first_due(held_drawn_, run_.work.may_switch_to(!held_drawn_));
   if (due <= t) return 0;
   uint64_t wait = std::min(due - t, kMaxPacedSleepNs);
@@ -394,7 +411,7 @@ template <bool kExtras>
 // or counted in the next batch.
 Status UringJob::loop(JobOutput& out) {
   ext_arg_ = (ring_.get()->features & IORING_FEAT_EXT_ARG) != 0;
-  if (plan_.paced || plan_.steady || plan_.shaped || plan_.logged) return run_loop<true>(out);
+  if (plan_.extras()) return run_loop<true>(out);
   return run_loop<false>(out);
 }
 

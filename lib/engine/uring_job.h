@@ -106,6 +106,7 @@ class UringJob {
   uint32_t nfree_ = 0, nretry_ = 0, nrest_ = 0;
   uint32_t held_ = kNone;    // rate caps: the slot of an I/O waiting for its time
   bool held_drawn_ = false;  // the direction rwmixread drew for it
+  bool flow_held_ = false;   // it waits for the job's share of its flow (fio's flow), not for a time
   bool ext_arg_ = false;    // the kernel takes a timeout with io_uring_enter (IORING_FEAT_EXT_ARG)
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe

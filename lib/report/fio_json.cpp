@@ -166,6 +166,9 @@ json options_json(const RunReport& rep) {
     }
   }
   if (s.rate_poisson) o["rate_process"] = "poisson";
+  if (s.flow) o["flow"] = std::to_string(s.flow);
+  if (s.flow_id) o["flow_id"] = std::to_string(s.flow_id);
+  if (s.flow_sleep_us) o["flow_sleep"] = std::to_string(s.flow_sleep_us);
   if (s.steadystate.enabled()) {
     o["steadystate"] = steadystate_text(s.steadystate);
     o["steadystate_duration"] = seconds_option(s.steadystate.duration_s);

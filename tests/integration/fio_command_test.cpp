@@ -579,6 +579,54 @@ TEST_CASE("diskprobe fio refuses the strided zones it does not walk as fio, by n
   CHECK(sectors_written(loop.name()) == w0);
 }
 
+// fio's flow: jobs of one flow_id at once issue I/Os in the proportion of their weights (fio
+// 3.33's flow counter), side by side with fio on the same device; a job alone in its flow_id is
+// not held; flow_sleep waits for the job's I/Os in flight first.
+TEST_CASE("diskprobe fio's flow: jobs' I/Os in the proportion of their weights, as fio's", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  struct Case {
+    std::vector<std::string> line;
+    double ratio;  // first job's I/Os over the second's
+  } cases[] = {
+      {{"--name=w", "--rw=write", "--flow=1", "--name=r", "--rw=randread", "--flow=8"}, 1.0 / 8},
+      {{"--name=a", "--rw=randread", "--flow=3", "--iodepth=4", "--ioengine=io_uring", "--name=b", "--rw=randread",
+        "--flow=1", "--flow_sleep=200"}, 3.0},
+      {{"--name=s", "--rw=randwrite", "--flow=2", "--ioengine=psync", "--name=u", "--rw=randread", "--flow=5",
+        "--iodepth=8", "--ioengine=io_uring"}, 2.0 / 5},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> line = {"--output-format=json", "--filename=" + loop.path(), "--direct=1", "--bs=4k",
+                                     "--time_based", "--runtime=2"};
+    line.insert(line.end(), c.line.begin(), c.line.end());
+    INFO(json(c.line).dump());
+    const json fdoc = fio_doc(line), ddoc = diskprobe_fio_doc(line);
+    auto ff = facts(fdoc), df = facts(ddoc);
+    REQUIRE(df.size() == 2);
+    auto ios = [](const auto& f) { return static_cast<double>(f.read_ios + f.write_ios); };
+    const double fio_ratio = ios(ff[0]) / ios(ff[1]), dp_ratio = ios(df[0]) / ios(df[1]);
+    INFO("fio " << ios(ff[0]) << ":" << ios(ff[1]) << ", diskprobe " << ios(df[0]) << ":" << ios(df[1]));
+    CHECK(std::abs(fio_ratio - c.ratio) <= 0.02 * c.ratio);
+    CHECK(std::abs(dp_ratio - c.ratio) <= 0.02 * c.ratio);
+    CHECK(ios(df[1]) > 1000);
+  }
+  // A job alone in its flow_id is not held: as many I/Os as without flow (size-bounded, both).
+  const std::vector<std::string> alone = {"--output-format=json", "--filename=" + loop.path(), "--direct=1", "--size=4m",
+                                          "--name=a", "--rw=read", "--flow=1", "--name=b", "--rw=read", "--flow=9",
+                                          "--flow_id=2", "--offset=8m"};
+  auto df = facts(diskprobe_fio_doc(alone));
+  CHECK(df[0].read_ios == 1024);
+  CHECK(df[1].read_ios == 1024);
+}
+
+TEST_CASE("diskprobe fio refuses fio's older negative flow weights by name", "[fio]") {
+  auto loop = testing::make_loop(16ull << 20);
+  auto d = testing::run_diskprobe({"fio", "--filename=" + loop.path(), "--name=a", "--flow=-1", "--name=b", "--flow=8"});
+  INFO(d.err);
+  CHECK(d.exit_code == 2);
+  CHECK(d.err.find("flow=-1: a negative weight") != std::string::npos);
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());

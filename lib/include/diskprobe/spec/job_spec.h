@@ -185,6 +185,13 @@ struct JobSpec {
   uint64_t rate_bytes[2] = {0, 0};
   SteadyState steadystate;
   IoLogs logs;
+  // fio's flow=W (flow_id, flow_sleep): jobs run at once with the same flow_id issue I/Os in the
+  // proportion of their weights (fio 3.33's: a job waits while its share of the flow's I/Os is
+  // above its share of the weights; flow_sleep: it waits for its I/Os in flight, then sleeps
+  // that many microseconds). 0 = not in a flow.
+  uint32_t flow = 0;
+  uint32_t flow_id = 0;
+  uint64_t flow_sleep_us = 0;
 
   HostWishes host;
 
