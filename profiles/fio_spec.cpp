@@ -26,6 +26,10 @@ struct State {
   std::vector<std::string>& notes;
   std::optional<uint64_t> filesize = std::nullopt;  // fio's filesize, settled after the job's options
   bool strided = false;  // zonemode=strided: its zonesize, zonerange, zoneskip apply
+  // fio's priority options, settled after the job's options (they combine).
+  std::optional<unsigned> prioclass, prio;
+  std::optional<std::array<unsigned, 2>> cmd_percent, cmd_class, cmd_level;
+  std::optional<std::string> cmd_bssplit;
 };
 
 using Setter = std::function<Applied(State&, const std::string& value, bool bare)>;
@@ -364,6 +368,121 @@ Setter set_flow_number(const char* what) {
   };
 }
 
+// fio's R[,W] lists of small numbers (one value: both directions).
+std::optional<std::array<unsigned, 2>> two_numbers(const std::string& v, unsigned max) {
+  const size_t comma = v.find(',');
+  auto one = [max](const std::string& t) -> std::optional<unsigned> {
+    auto n = parse_decimal(t);
+    if (!n || *n < 0 || *n > max || *n != static_cast<double>(static_cast<unsigned>(*n))) return std::nullopt;
+    return static_cast<unsigned>(*n);
+  };
+  auto r = one(v.substr(0, comma));
+  auto w = comma == std::string::npos ? r : one(v.substr(comma + 1));
+  if (!r || !w) return std::nullopt;
+  return std::array<unsigned, 2>{*r, *w};
+}
+
+Applied set_prioclass(State& s, const std::string& v, bool) {
+  auto n = two_numbers(v, 3);
+  if (!n || (*n)[0] != (*n)[1]) return {"use a class from 0 to 3 (1 real-time, 2 best-effort, 3 idle)", ""};
+  s.prioclass = (*n)[0];
+  return {};
+}
+
+Applied set_prio(State& s, const std::string& v, bool) {
+  auto n = two_numbers(v, 7);
+  if (!n || (*n)[0] != (*n)[1]) return {"use a level from 0 (highest) to 7", ""};
+  s.prio = (*n)[0];
+  return {};
+}
+
+Setter set_cmdprio(std::optional<std::array<unsigned, 2>> State::*field, unsigned max, const char* use) {
+  return [field, max, use](State& s, const std::string& v, bool) -> Applied {
+    auto n = two_numbers(v, max);
+    if (!n) return {use, ""};
+    s.*field = *n;
+    return {};
+  };
+}
+
+Applied set_cmdprio_bssplit(State& s, const std::string& v, bool) {
+  s.cmd_bssplit = v;
+  return {};
+}
+
+// cmdprio_bssplit=BS/PERCENT[/CLASS/LEVEL[/HINT]]:...[,WRITES]: without a class and level an
+// entry takes cmdprio_class's and cmdprio's. fio 3.33 takes a fifth field (a hint) and sets no
+// hint: the same here, said once.
+std::optional<std::string> cmdprio_bssplit(State& s, const std::string& v, std::array<unsigned, 2> cls,
+                                           std::array<unsigned, 2> level) {
+  const char* use = "use BS/PERCENT[/CLASS/LEVEL]:... (reads,writes), like 64k/40:1m/60,1m/100";
+  std::array<std::string, 2> parts;
+  const size_t comma = v.find(',');
+  parts[0] = v.substr(0, comma);
+  parts[1] = comma == std::string::npos ? parts[0] : v.substr(comma + 1);
+  bool hinted = false;
+  for (int d = 0; d < 2; ++d) {
+    auto& out = s.job.spec.priority.cmd[d];
+    out.clear();
+    size_t b = 0;
+    while (b <= parts[d].size()) {
+      size_t colon = parts[d].find(':', b);
+      std::string entry = parts[d].substr(b, colon == std::string::npos ? std::string::npos : colon - b);
+      std::vector<std::string> f;
+      for (size_t x = 0;;) {
+        size_t slash = entry.find('/', x);
+        f.push_back(entry.substr(x, slash == std::string::npos ? std::string::npos : slash - x));
+        if (slash == std::string::npos) break;
+        x = slash + 1;
+      }
+      if (f.size() != 2 && f.size() != 4 && f.size() != 5) return use;
+      auto bs = parse_size(f[0]);
+      auto pct = parse_decimal(f[1]);
+      if (!bs || *bs == 0 || *bs > UINT32_MAX || !pct || *pct < 0 || *pct > 100) return use;
+      unsigned c = cls[d], l = level[d];
+      if (f.size() >= 4) {
+        auto cc = parse_decimal(f[2]), ll = parse_decimal(f[3]);
+        if (!cc || !ll || *cc < 0 || *cc > 3 || *ll < 0 || *ll > 7) return use;
+        c = static_cast<unsigned>(*cc);
+        l = static_cast<unsigned>(*ll);
+      }
+      hinted = hinted || f.size() == 5;
+      out.push_back({static_cast<uint32_t>(*bs), static_cast<uint32_t>(*pct), ioprio_value(c, l)});
+      if (colon == std::string::npos) break;
+      b = colon + 1;
+    }
+  }
+  if (hinted) {
+    s.notes.push_back("job '" + s.job.name + "': cmdprio_bssplit's fifth field (a priority hint) sets no hint, as "
+                      "fio 3.33 sets none");
+  }
+  return std::nullopt;
+}
+
+// The priority options together: the job's class and level, cmdprio's shares.
+void settle_priority(State& s, const std::string& where, std::vector<std::string>& errors) {
+  IoPriority& p = s.job.spec.priority;
+  if (s.prioclass || s.prio) {
+    p.job_set = true;
+    p.job = ioprio_value(s.prioclass.value_or(0), s.prio.value_or(0));
+  }
+  const std::array<unsigned, 2> cls = s.cmd_class.value_or(std::array<unsigned, 2>{1, 1});  // fio: the highest class
+  const std::array<unsigned, 2> level = s.cmd_level.value_or(std::array<unsigned, 2>{0, 0});
+  if (s.cmd_percent && s.cmd_bssplit) {
+    errors.push_back(where + ": job '" + s.job.name + "': cmdprio_percentage and cmdprio_bssplit both given: use one");
+    return;
+  }
+  if (s.cmd_percent) {
+    for (int d = 0; d < 2; ++d) {
+      if ((*s.cmd_percent)[d]) p.cmd[d] = {{0, (*s.cmd_percent)[d], ioprio_value(cls[d], level[d])}};
+    }
+  } else if (s.cmd_bssplit) {
+    if (auto e = cmdprio_bssplit(s, *s.cmd_bssplit, cls, level)) {
+      errors.push_back(where + ": job '" + s.job.name + "': cmdprio_bssplit=" + excerpt(*s.cmd_bssplit) + ": " + *e);
+    }
+  }
+}
+
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
 Setter only(const std::string& fio_default, const std::string& why) {
   return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
@@ -455,6 +574,12 @@ const std::map<std::string, Setter>& table() {
       {"flow", set_flow_number("flow")},
       {"flow_id", set_flow_number("flow_id")},
       {"flow_sleep", set_flow_number("flow_sleep")},
+      {"prioclass", set_prioclass},
+      {"prio", set_prio},
+      {"cmdprio_percentage", set_cmdprio(&State::cmd_percent, 100, "use a percentage from 0 to 100 (reads,writes)")},
+      {"cmdprio_class", set_cmdprio(&State::cmd_class, 3, "use a class from 0 to 3 (reads,writes)")},
+      {"cmdprio", set_cmdprio(&State::cmd_level, 7, "use a level from 0 to 7 (reads,writes)")},
+      {"cmdprio_bssplit", set_cmdprio_bssplit},
       {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;
@@ -518,6 +643,7 @@ Jobs to_jobs(const Input& in) {
       out.errors.push_back(j.where + ": job '" + j.name + "': zonesize, zonerange and zoneskip need zonemode=strided "
                            "(fio: --zonemode=none and --zonesize are not compatible)");
     }
+    settle_priority(st, j.where, out.errors);
     if (st.filesize) {
       // One file: its size is the region fio's size would give; size and filesize both is two.
       if (job.spec.size || job.spec.size_percent) {

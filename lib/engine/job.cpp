@@ -3,6 +3,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 
@@ -88,6 +90,16 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
   };
   // Pinned before the ring exists, so the kernel's per-ring state is set up on that CPU.
   if (auto st = pin_to(cpus); !st) return fail(st.error());
+  // fio's prioclass/prio: the job thread's I/O priority (what a sync engine's I/O goes at; the
+  // io_uring engine also sets it on each SQE).
+  if (plan.spec->priority.job_set) {
+    constexpr int kIoprioWhoProcess = 1;  // linux/ioprio.h; 0 = this thread
+    if (::syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, int{plan.spec->priority.job}) != 0) {
+      return fail(errno_message("ioprio_set", "prioclass " + std::to_string(plan.spec->priority.job >> 13) + " prio " +
+                                                  std::to_string(plan.spec->priority.job & 0x1fff), errno) +
+                  ": the real-time class needs CAP_SYS_ADMIN");
+    }
+  }
   const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[job];
   auto fd = Fd::open(path, plan.open_flags);
   if (!fd) {

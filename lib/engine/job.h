@@ -246,10 +246,11 @@ inline bool start_picked(const JobPlan& plan, JobRun& run, Slot& sl, bool write)
   if (plan.shaped) {
     if (!start_io_shaped(run.work, sl, write)) return false;
     run.pacer.issued(write, sl.len);
-    return true;
+  } else {
+    run.pacer.issued(write);
+    start_io_as(run.work, sl, write);
   }
-  run.pacer.issued(write);
-  start_io_as(run.work, sl, write);
+  if (plan.prioritized) sl.ioprio = run.work.pick_prio(write, plan.shaped ? sl.len : plan.bs[write]);
   return true;
 }
 

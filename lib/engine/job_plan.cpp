@@ -128,6 +128,7 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   // offsets are drawn at random (as norandommap; fio's --parse-only side says so).
   p.shaped = spec.shape.any();
   p.logged = spec.logs.any();
+  p.prioritized = spec.priority.any();
   if (p.shaped) plan_shape(spec, target, region, p);
   p.randommap = is_random(spec.rw) && !spec.norandommap && !spec.shape.variable_bs() &&
                 spec.shape.distribution == Distribution::Uniform;

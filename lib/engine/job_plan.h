@@ -94,10 +94,11 @@ struct JobPlan {
   // fio's flow: the group of this plan's flow_id (run_group sets it) and this plan's weight; each
   // new I/O waits for its share (FlowShare), on the extras path.
   FlowGroup* flow = nullptr;
+  bool prioritized = false;  // JobSpec::priority: each I/O's ioprio drawn (Workload::pick_prio)
   uint32_t flow_weight = 0;
   uint64_t flow_sleep_ns = 0;
   // The loops' extras path: any of rate caps, steadystate, a shape, logs or a flow.
-  bool extras() const { return paced || steady || shaped || logged || flow != nullptr; }
+  bool extras() const { return paced || steady || shaped || logged || prioritized || flow != nullptr; }
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

@@ -99,6 +99,7 @@ Status UringJob::register_all(uint8_t* buffers, std::string* fallback) {
 // The I/O in slot s, or after a short result its rest (sl.done bytes in).
 [[gnu::always_inline]] inline void UringJob::prep(io_uring_sqe* sqe, uint32_t s, const Slot& sl, uint32_t bs) {
   sqe_.write_to(sqe, sl.write, sl.buf + sl.done, sl.offset + sl.done, bs - sl.done, sl.buf_index, s);
+  sqe->ioprio = sl.ioprio;  // 0 but with prio/cmdprio (start_picked)
   if (async_every_) mark_async(sqe);
 }
 
@@ -204,7 +205,7 @@ template <bool kExtras>
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
     if constexpr (kExtras) {
-      if (plan_.paced || plan_.shaped || plan_.flow) {
+      if (plan_.paced || plan_.shaped || plan_.flow || plan_.prioritized) {
         fill_paced(ring, room, b.t_prep, b);
         return b;
       }

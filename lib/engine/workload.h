@@ -198,6 +198,23 @@ class Workload {
     (write ? out_.write : out_.read).bytes += bytes;
     return true;
   }
+  // fio's cmdprio: the ioprio of an I/O of direction w and `len` bytes: a share's, drawn as fio's
+  // (0..99 against the shares for its size, in order), else the job's.
+  uint16_t pick_prio(bool w, uint32_t len) {
+    const IoPriority& pr = spec_.priority;
+    const auto& shares = pr.cmd[w];
+    if (!shares.empty()) {
+      const uint64_t v = prio_rng_.below(100);
+      uint64_t sum = 0;
+      for (const PrioShare& s : shares) {
+        if (s.bs && s.bs != len) continue;
+        sum += s.percent;
+        if (v < sum) return s.ioprio;
+      }
+    }
+    return pr.job;
+  }
+
   // A measured I/O's sample for fio's logs (plan.logged), after over() said it is measured.
   void sample(bool write, uint32_t bytes, uint64_t offset, uint64_t slat, uint64_t clat, uint64_t t_reaped, uint16_t prio) {
     out_.samples.push_back({t_reaped - window_.start(), slat, clat, offset, bytes, prio, write});
@@ -470,6 +487,7 @@ class Workload {
   const JobPlan& p_;
   const JobSpec& spec_;
   Rng rng_;
+  Rng prio_rng_{0x70726f6972697479ull};  // cmdprio's draws, apart from the offsets' (as fio's own state)
   JobResult& out_;
   bool mixed_ = false, random_ = false, writes_only_ = false;
   // Copies of the plan's per-I/O fields: read through p_ they cost a load of p_ each time,

@@ -28,6 +28,13 @@ json to_json(const JobSpec& s) {
               {"duration_s", ss.duration_s},
               {"ramp_s", ss.ramp_s}};
   }
+  json priority = json::object();  // kernel ioprio values (class << 13 | level)
+  if (s.priority.job_set) priority["job_ioprio"] = s.priority.job;
+  for (int d = 0; d < 2; ++d) {
+    json shares = json::array();
+    for (const PrioShare& p : s.priority.cmd[d]) shares.push_back({{"bs", p.bs}, {"percent", p.percent}, {"ioprio", p.ioprio}});
+    if (!shares.empty()) priority[d ? "write_shares" : "read_shares"] = shares;
+  }
   json shape = json::object();  // fio's options, as a job file holds them (io_shape.h)
   for (const auto& [name, value] : fio_options(s.shape, s.bs, s.write_bs())) shape[name] = value;
   if (!rw_suffix(s.shape).empty()) shape["rw_suffix"] = rw_suffix(s.shape);
@@ -76,6 +83,8 @@ json to_json(const JobSpec& s) {
           {"rate_process", s.rate_poisson ? "poisson" : "linear"},
           {"steadystate", steady},
           {"shape", shape},
+          {"priority", priority},
+          {"flow", {{"weight", s.flow}, {"flow_id", s.flow_id}, {"flow_sleep_us", s.flow_sleep_us}}},
           {"logs", {{"bw", s.logs.bw}, {"lat", s.logs.lat}, {"iops", s.logs.iops}, {"log_avg_msec", s.logs.avg_msec},
                     {"log_offset", s.logs.offset}, {"log_prio", s.logs.prio}}},
           {"host", host},

@@ -269,6 +269,10 @@ Problems problems_of(const JobSpec& spec, const Target* target) {
   rate_problems(spec, problems);
   steadystate_problems(spec, problems);
   shape_problems(spec, target, problems);
+  if ((!spec.priority.cmd[0].empty() || !spec.priority.cmd[1].empty()) && spec.engine == EngineKind::Sync) {
+    problems.push_back("cmdprio_percentage and cmdprio_bssplit are options of the asynchronous engines, as fio's: use "
+                       "ioengine=libaio or io_uring (prioclass/prio set a sync job's priority)");
+  }
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");
   }

@@ -627,6 +627,70 @@ TEST_CASE("diskprobe fio refuses fio's older negative flow weights by name", "[f
   CHECK(d.err.find("flow=-1: a negative weight") != std::string::npos);
 }
 
+// fio's I/O priorities: prioclass/prio for every I/O, cmdprio_percentage and cmdprio_bssplit for
+// a share of them; each I/O's ioprio as fio's log_prio log shows it, in the same shares as fio's.
+TEST_CASE("diskprobe fio's cmdprio: each I/O's priority in fio's shares, as fio's log_prio log shows", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::vector<std::string>> cases = {
+      {"--rw=randread", "--bssplit=4k/40:8k/60", "--cmdprio_bssplit=4k/25/1/1:4k/75/3/2:8k/50", "--cmdprio_class=2",
+       "--cmdprio=5"},
+      {"--rw=randrw", "--bs=4k", "--prioclass=3", "--cmdprio_percentage=20,60", "--cmdprio_class=1"},
+      {"--rw=randwrite", "--bs=16k", "--prioclass=2", "--prio=7"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> line = {"--output-format=json", "--name=p", "--filename=" + loop.path(), "--direct=1",
+                                     "--ioengine=libaio", "--iodepth=4", "--size=32m", "--write_lat_log=pp",
+                                     "--log_prio=1"};
+    line.insert(line.end(), c.begin(), c.end());
+    INFO(json(c).dump());
+    auto [f, d] = logs_side_by_side(line, "pp_clat.1.log");
+    // Per direction, size and priority: the share of the I/Os, within 3 points of fio's.
+    auto shares = [](const std::vector<std::string>& lines) {
+      std::map<std::string, double> m;
+      for (const auto& l : lines) {
+        std::vector<std::string> cols;
+        std::stringstream ss(l);
+        for (std::string x; std::getline(ss, x, ',');) cols.push_back(x);
+        REQUIRE(cols.size() == 5);
+        m[cols[2] + cols[3] + cols[4]] += 1.0 / static_cast<double>(lines.size());
+      }
+      return m;
+    };
+    REQUIRE(d.size() > 1000);
+    const auto fs = shares(f), ds = shares(d);
+    std::vector<std::string> fkeys, dkeys;
+    for (const auto& [k, v] : fs) fkeys.push_back(k);
+    for (const auto& [k, v] : ds) dkeys.push_back(k);
+    CHECK(dkeys == fkeys);  // the same priorities at the same sizes and directions
+    for (const auto& [k, v] : fs) {
+      INFO(k << ": fio " << v << ", diskprobe " << ds.at(k));
+      CHECK(std::abs(ds.at(k) - v) <= 0.03);
+    }
+  }
+}
+
+TEST_CASE("diskprobe fio refuses cmdprio where fio has no such option, and bad priorities, by name", "[fio]") {
+  auto loop = testing::make_loop(16ull << 20);
+  struct Case {
+    std::vector<std::string> args;
+    std::string said;
+  } cases[] = {
+      {{"--ioengine=psync", "--cmdprio_percentage=10"}, "options of the asynchronous engines"},
+      {{"--prioclass=4"}, "use a class from 0 to 3"},
+      {{"--ioengine=libaio", "--cmdprio_bssplit=4k/10/9/1"}, "cmdprio_bssplit=4k/10/9/1: use BS/PERCENT"},
+      {{"--ioengine=libaio", "--cmdprio_bssplit=4k/10", "--cmdprio_percentage=5"}, "both given: use one"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {"fio", "--name=a", "--filename=" + loop.path(), "--rw=randread"};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto d = testing::run_diskprobe(argv);
+    INFO(json(c.args).dump() << ": " << d.err);
+    CHECK(d.exit_code == 2);
+    CHECK(d.err.find(c.said) != std::string::npos);
+  }
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());

@@ -425,6 +425,32 @@ TEST_CASE("fio's zonemode=strided: zonesize, zonerange and zoneskip, and only wi
   CHECK(j.errors[0].find("need zonemode=strided") != std::string::npos);
 }
 
+TEST_CASE("fio's priorities: prioclass/prio the job's, cmdprio's shares with their class and level", "[fio]") {
+  auto in = read_command_line({"--ioengine=libaio", "--name=p", "--prioclass=3", "--cmdprio_percentage=20,60",
+                               "--name=b", "--prioclass=2", "--prio=7", "--cmdprio_class=3", "--cmdprio=4",
+                               "--cmdprio_bssplit=64k/25/1/1:64k/75:1m/0,1m/10/2/0/1"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  const IoPriority& p = jobs.jobs[0].spec.priority;
+  CHECK(p.job_set);
+  CHECK(p.job == 0x6000);
+  REQUIRE(p.cmd[0].size() == 1);
+  CHECK(p.cmd[0][0] == PrioShare{0, 20, 0x2000});  // cmdprio_class unset: fio's highest class, level 0
+  CHECK(p.cmd[1][0] == PrioShare{0, 60, 0x2000});
+  const IoPriority& b = jobs.jobs[1].spec.priority;
+  CHECK(b.job == 0x4007);
+  REQUIRE(b.cmd[0].size() == 3);
+  CHECK(b.cmd[0][0] == PrioShare{64 << 10, 25, 0x2001});  // its own class and level
+  CHECK(b.cmd[0][1] == PrioShare{64 << 10, 75, 0x6004});  // cmdprio_class and cmdprio
+  CHECK(b.cmd[0][2] == PrioShare{1 << 20, 0, 0x6004});
+  REQUIRE(b.cmd[1].size() == 1);
+  CHECK(b.cmd[1][0] == PrioShare{1 << 20, 10, 0x4000});  // the hint field sets nothing, as fio 3.33
+  CHECK(std::any_of(jobs.notes.begin(), jobs.notes.end(),
+                    [](const std::string& n) { return n.find("fifth field (a priority hint)") != std::string::npos; }));
+}
+
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
   auto in = read_command_line({"--name=a", "--thinktime_spin=10", "--rw=randtrim", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},

@@ -100,6 +100,24 @@ struct IoLogs {
   bool operator==(const IoLogs&) const = default;
 };
 
+// fio's I/O priorities: prioclass/prio (every I/O's and the job thread's), and cmdprio_percentage
+// or cmdprio_bssplit with cmdprio_class/cmdprio (a share of the I/Os, of a size or of any, at
+// another priority). Values are the kernel's ioprio: class << 13 | level.
+struct PrioShare {
+  uint32_t bs = 0;       // the I/O size it is for; 0 = any size (cmdprio_percentage)
+  uint32_t percent = 0;  // of that size's I/Os of the direction
+  uint16_t ioprio = 0;
+  bool operator==(const PrioShare&) const = default;
+};
+struct IoPriority {
+  bool job_set = false;  // prioclass or prio given
+  uint16_t job = 0;      // the job's ioprio (prioclass << 13 | prio)
+  std::array<std::vector<PrioShare>, 2> cmd;  // [0] reads, [1] writes
+  bool any() const { return job_set || !cmd[0].empty() || !cmd[1].empty(); }
+  bool operator==(const IoPriority&) const = default;
+};
+constexpr uint16_t ioprio_value(unsigned cls, unsigned level) { return static_cast<uint16_t>(cls << 13 | level); }
+
 struct JobSpec {
   std::string name = "diskprobe";   // profile name
   std::string description;
@@ -189,6 +207,7 @@ struct JobSpec {
   // proportion of their weights (fio 3.33's: a job waits while its share of the flow's I/Os is
   // above its share of the weights; flow_sleep: it waits for its I/Os in flight, then sleeps
   // that many microseconds). 0 = not in a flow.
+  IoPriority priority;
   uint32_t flow = 0;
   uint32_t flow_id = 0;
   uint64_t flow_sleep_us = 0;
