@@ -3,11 +3,13 @@
 // preflight and the host restored, as `run` does. What is not implemented is refused by name
 // before anything is read or written (exit 2).
 #include <algorithm>
+#include <deque>
 
 #include <spdlog/spdlog.h>
 
 #include "commands.h"
 #include "diskprobe/base/json_io.h"
+#include "diskprobe/device/block_device.h"
 #include "diskprobe/profiles/fio_jobs.h"
 #include "diskprobe/profiles/fio_spec.h"
 #include "diskprobe/base/write_out.h"
@@ -148,14 +150,6 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
     if (phase.size() < 2) continue;
     for (size_t k : phase) {
       const fio::FioJob& j = jobs.jobs[k];
-      // group_reporting sums a group: one job's numjobs clones are summed, different jobs not yet.
-      const bool shared = std::any_of(phase.begin(), phase.end(), [&](size_t o) {
-        return o != k && jobs.jobs[o].groupid == j.groupid;
-      });
-      if (j.spec.group_reporting && shared) {
-        return "job '" + excerpt(j.name) + "': group_reporting over different jobs run at the same time is not "
-               "implemented (each job is reported on its own without it; numjobs clones of one job are summed with it)";
-      }
       if (j.spec.steadystate.enabled()) {
         return "job '" + excerpt(j.name) + "': steadystate in a job run at the same time as other jobs is not "
                "implemented: put stonewall before it, or run it on its own (--section NAME)";
@@ -201,7 +195,7 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
 
 // fio's per-I/O logs of every job that asks for them, numbered as fio numbers its jobs (each
 // clone of each job in order, from 1), written where fio writes them (the prefix's path).
-Status write_logs(const std::vector<const RunReport*>& reports) {
+Status write_logs(const std::vector<RunReport*>& reports) {
   unsigned number = 1;
   for (const RunReport* r : reports) {
     const JobSpec& s = r->spec;
@@ -247,6 +241,11 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
   }
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
     if (done.size() == phases.size()) return std::nullopt;
+    if (!done.empty() && done.back().report.results.exit_all) {
+      spdlog::info("a job's exitall (exit_what=all) ended the run: the {} group(s) after it do not run, as fio's",
+                   phases.size() - done.size());
+      return std::nullopt;
+    }
     const auto& members = phases[done.size()].members;
     const fio::FioJob& j = jobs.jobs[members.front()];
     if (phases[done.size()].readback) {
@@ -269,7 +268,7 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
   if (end.why == run::Outcome::Refused || end.why == run::Outcome::BadInput || ended.phases.empty()) {
     return render_end(end);
   }
-  std::vector<const RunReport*> reports;
+  std::vector<RunReport*> ran;  // every job's report, in fio's job order
   for (size_t i = 0; i < ended.phases.size(); ++i) {
     auto& ph = ended.phases[i];
     const auto& members = phases[i].members;
@@ -279,20 +278,66 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
       continue;
     }
     ph.report.groupid = jobs.jobs[members[0]].groupid;
-    reports.push_back(&ph.report);
+    ran.push_back(&ph.report);
     for (size_t k = 0; k < ph.also.size(); ++k) {
       ph.also[k].groupid = jobs.jobs[members[k + 1]].groupid;
-      reports.push_back(&ph.also[k]);
+      ran.push_back(&ph.also[k]);
     }
   }
+  // fio reports the jobs an exitall (exit_what=all) kept from starting, each with nothing done.
+  std::deque<RunReport> never_ran;
+  if (!ended.phases.empty() && ended.phases.back().report.results.exit_all) {
+    for (size_t i = ended.phases.size(); i < phases.size(); ++i) {
+      if (phases[i].readback) continue;
+      for (size_t k : phases[i].members) {
+        RunReport& r = never_ran.emplace_back();
+        r.spec = jobs.jobs[k].spec;
+        r.device = ended.phases.back().report.device;
+        r.results.jobs.resize(r.spec.numjobs);
+        r.groupid = jobs.jobs[k].groupid;
+        ran.push_back(&r);
+      }
+    }
+  }
+  if (auto st = write_logs(ran); !st) return fail(kRuntime, st.error());
+  // fio's group_reporting: the jobs of one group run at once, summed into its first job's entry.
+  std::vector<RunReport*> entries;
+  for (RunReport* r : ran) {
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const RunReport* e) {
+      return e->groupid == r->groupid && e->spec.group_reporting && r->spec.group_reporting;
+    });
+    if (same == entries.end()) {
+      entries.push_back(r);
+    } else {
+      fold_group(**same, *r);
+    }
+  }
+  const std::vector<const RunReport*> reports(entries.begin(), entries.end());
   const std::string text = render_fio_text(reports);
   std::string formatted = text;
   if (format == OutputFormat::FioJson || format == OutputFormat::FioJsonPlus) {
     formatted = to_fio_json(reports, format == OutputFormat::FioJsonPlus, FioGroups::ByReport).dump(2) + "\n";
   }
   if (auto st = outputs->write(formatted, text, ""); !st) return fail(kRuntime, st.error());
-  if (auto st = write_logs(reports); !st) return fail(kRuntime, st.error());
   return render_end(end);
+}
+
+// fio on a block device reads and writes to its end at most: a size (or filesize) past it is
+// the rest of the device from offset, as fio takes it (said in the log). A name that is no block
+// device here is left to the preflight, which says what it is.
+void clamp_to_devices(fio::Jobs& jobs, const SysRoot& root) {
+  for (auto& j : jobs.jobs) {
+    if (j.filenames.size() != 1 || j.spec.size == 0 || j.spec.size_percent > 0) continue;
+    auto name = parse_device_name(root, j.filenames.front());
+    if (!name) continue;
+    auto dev = read_block_device(root, *name);
+    if (!dev || dev->size_bytes == 0 || j.spec.offset >= dev->size_bytes) continue;
+    const uint64_t rest = dev->size_bytes - j.spec.offset;
+    if (j.spec.size <= rest) continue;
+    spdlog::info("job {}: size {} is past the end of {} ({} bytes from offset {}): the job does the rest of the "
+                 "device, as fio does", j.name, j.spec.size, j.filenames.front(), rest, j.spec.offset);
+    j.spec.size = rest;
+  }
 }
 
 std::string parse_only_text(const fio::Jobs& jobs) {
@@ -338,6 +383,7 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
   }
   if (auto why = beyond_what_runs(jobs)) return fail(kUsage, *why);
   if (flags->parse_only) return print(parse_only_text(jobs)), kOk;
+  clamp_to_devices(jobs, root);
 
   for (const auto& n : jobs.notes) spdlog::info("{}", n);
   fio::FioJob& job = jobs.jobs.front();

@@ -483,6 +483,25 @@ void settle_priority(State& s, const std::string& where, std::vector<std::string
   }
 }
 
+Applied set_exitall(State& s, const std::string& v, bool bare) {
+  s.job.spec.exitall.on = truthy(v, bare);
+  return {};
+}
+
+Applied set_exit_what(State& s, const std::string& v, bool) {
+  using W = JobSpec::ExitWhat;
+  if (v == "group") {
+    s.job.spec.exitall.what = W::Group;
+  } else if (v == "stonewall") {
+    s.job.spec.exitall.what = W::Stonewall;
+  } else if (v == "all") {
+    s.job.spec.exitall.what = W::All;
+  } else {
+    return {"use group, stonewall or all", ""};
+  }
+  return {};
+}
+
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
 Setter only(const std::string& fio_default, const std::string& why) {
   return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
@@ -580,6 +599,8 @@ const std::map<std::string, Setter>& table() {
       {"cmdprio_class", set_cmdprio(&State::cmd_class, 3, "use a class from 0 to 3 (reads,writes)")},
       {"cmdprio", set_cmdprio(&State::cmd_level, 7, "use a level from 0 to 7 (reads,writes)")},
       {"cmdprio_bssplit", set_cmdprio_bssplit},
+      {"exitall", set_exitall},
+      {"exit_what", set_exit_what},
       {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;
@@ -678,6 +699,7 @@ Jobs to_jobs(const Input& in) {
     // fio: a stonewall starts a new group too; the first job is group 0.
     if (!out.jobs.empty() && (job.stonewall || job.new_group)) ++groupid;
     job.groupid = groupid;
+    job.spec.exitall.group = groupid;
     out.jobs.push_back(std::move(job));
   }
   return out;

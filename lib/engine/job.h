@@ -112,13 +112,20 @@ struct JobRun {
     }
   }
   uint32_t thought_ = 0;
+  uint64_t stopped_at = 0;  // the deadline or another job's exitall stopped the job then (0: neither)
 
   void start(uint64_t t0) {
     pacer.start(t0);
     open_at = t0 + plan.ramp_ns;
     if (plan.runtime_ns) deadline = open_at + plan.runtime_ns;  // until the window opens (paced waits)
     // A size-bounded run without ramp measures all it does; any other opens at a completion.
-    if (plan.ramp_ns == 0 && !plan.spec->time_based) work.window().open(t0);
+    if (plan.ramp_ns == 0 && !plan.spec->time_based) {
+      work.window().open(t0);
+      // The caps' schedule starts with the window, here: each direction's first I/O due now, as
+      // fio's (an interval later, a randrw job capped below one I/O a runtime issued one read
+      // and no write where fio issues one of each).
+      window_paced_ = true;
+    }
     if (plan.ramp_ns == 0) {
       measuring = true;
       cpu_start = thread_cpu();
@@ -142,9 +149,13 @@ struct JobRun {
     } else if (stop && stop->load(std::memory_order_relaxed)) {
       stopping = true;  // what is in flight still completes and is counted
       out.stopped = true;
+    } else if (plan.terminate && plan.terminate->load(std::memory_order_relaxed)) {
+      stopping = true;  // another job's exitall: its end ends this one, counted as it is
+      stopped_at = t;
     } else if (deadline && t >= deadline) {
       stopping = true;
       reached_deadline = true;
+      stopped_at = std::min(t, deadline);
     }
   }
 
@@ -201,6 +212,11 @@ struct JobRun {
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
     work.finish(reached_deadline);
     out.result->runtime_s = work.window().runtime_s();
+    // A capped job waits for its I/Os' times: its runtime runs to its stop, as fio's, not to its
+    // last completion (one I/O in 3 s at rate=300 is 0.33 IOPS, not one over the I/O's latency).
+    if (plan.paced && stopped_at && work.window().is_open() && stopped_at > work.window().start()) {
+      out.result->runtime_s = std::max(out.result->runtime_s, static_cast<double>(stopped_at - work.window().start()) / 1e9);
+    }
   }
 };
 

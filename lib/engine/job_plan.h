@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -94,6 +95,9 @@ struct JobPlan {
   // fio's flow: the group of this plan's flow_id (run_group sets it) and this plan's weight; each
   // new I/O waits for its share (FlowShare), on the extras path.
   FlowGroup* flow = nullptr;
+  // fio's exitall: set when another job's end ends this plan's jobs (run_group); read once per
+  // batch beside the stop flag. Null: no job of the run has exitall.
+  const std::atomic<bool>* terminate = nullptr;
   bool prioritized = false;  // JobSpec::priority: each I/O's ioprio drawn (Workload::pick_prio)
   uint32_t flow_weight = 0;
   uint64_t flow_sleep_ns = 0;

@@ -117,7 +117,19 @@ struct Planned {
   std::vector<std::vector<int>> cpu_sets;
   std::vector<std::unique_ptr<WrittenBlocks>> written_maps;
   std::unique_ptr<engine::JobsDone> done;  // counts this member's jobs down as they end
+  std::atomic<bool> terminate{false};       // another job's exitall ended this member's jobs
+  std::atomic<bool> ended_all{false};       // (the first member's) an exit_what=all ended the run
 };
+
+// fio's exitall: the job of `m` that ended ends the members its exit_what names.
+void exit_all(std::vector<std::unique_ptr<Planned>>& all, const Planned& m) {
+  const JobSpec::ExitAll& e = m.plan.spec->exitall;
+  for (auto& o : all) {
+    if (e.what == JobSpec::ExitWhat::Group && o->plan.spec->exitall.group != e.group) continue;
+    o->terminate.store(true, std::memory_order_relaxed);
+  }
+  if (e.what == JobSpec::ExitWhat::All) all.front()->ended_all.store(true, std::memory_order_relaxed);
+}
 
 // Starts every job of every member, lets them go together, waits for them all (watching for
 // steadystate when asked: `watch` is then set, for a run of one member). "" or why a thread
@@ -136,8 +148,9 @@ std::string run_threads(std::vector<std::unique_ptr<Planned>>& all, const Engine
     for (auto& mp : all) {
       Planned& m = *mp;
       for (unsigned j = 0; j < m.outs.size(); ++j) {
-        threads.emplace_back([&m, &gate, &done, &opts, j] {
+        threads.emplace_back([&m, &all, &gate, &done, &opts, j] {
           engine::job_main(m.plan, j, m.cpu_sets[j], gate, opts.stop, m.outs[j]);
+          if (m.plan.spec->exitall.on) exit_all(all, m);
           m.done->one_done();
           done.one_done();
         });
@@ -285,6 +298,10 @@ Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, 
     m->plan.flow_weight = s.flow;
     m->plan.flow_sleep_ns = s.flow_sleep_us * 1000;
   }
+  const bool exits = std::any_of(all.begin(), all.end(), [](const auto& m) { return m->plan.spec->exitall.on; });
+  if (exits) {
+    for (auto& m : all) m->plan.terminate = &m->terminate;
+  }
   const uint64_t run_id = opts.run_id ? opts.run_id : random_run_id();
   for (auto& m : all) m->plan.run_id = run_id;
   std::unique_ptr<engine::SteadyWatch> watch;
@@ -306,6 +323,7 @@ Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, 
     if (auto st = finish_member(*all[k], opts, started_at); !st) {
       return make_error(all.size() > 1 ? "job '" + all[k]->plan.spec->name + "': " + st.error() : st.error());
     }
+    all[k]->results.exit_all = all.front()->ended_all.load(std::memory_order_relaxed);
     out.push_back(std::move(all[k]->results));
   }
   return out;

@@ -763,6 +763,26 @@ void fold_readback(RunReport& w, const RunReport& r) {
   w.results.disk = disk;
 }
 
+void fold_group(RunReport& first, const RunReport& other) {
+  auto& jobs = first.results.jobs;
+  const auto base = static_cast<unsigned>(jobs.size());
+  for (JobResult j : other.results.jobs) {
+    j.job += base;
+    jobs.push_back(std::move(j));
+  }
+  first.spec.numjobs += other.spec.numjobs;
+  first.results.aggregate();
+  first.results.runtime_s = std::max(first.results.runtime_s, other.results.runtime_s);
+  first.results.cpu.user_s += other.results.cpu.user_s;
+  first.results.cpu.sys_s += other.results.cpu.sys_s;
+  first.results.cpu.voluntary_ctx += other.results.cpu.voluntary_ctx;
+  first.results.cpu.involuntary_ctx += other.results.cpu.involuntary_ctx;
+  first.results.interrupted = first.results.interrupted || other.results.interrupted;
+  for (const auto& n : other.notes) {
+    if (std::find(first.notes.begin(), first.notes.end(), n) == first.notes.end()) first.notes.push_back(n);
+  }
+}
+
 std::string render_fio_text(const std::vector<const RunReport*>& runs) {
   std::string out;
   if (runs.empty()) return out;

@@ -691,6 +691,72 @@ TEST_CASE("diskprobe fio refuses cmdprio where fio has no such option, and bad p
   }
 }
 
+// A job capped below one I/O per runtime (exitwhat's rate=300 bytes/s of 4 KiB): fio issues each
+// direction's first I/O at once and counts the job's whole runtime; diskprobe issued one read and
+// no write, and divided by the I/O's latency (10,000 IOPS for one I/O in 3 s).
+TEST_CASE("diskprobe fio: a job capped below one I/O a runtime issues each direction's first at once, over its runtime",
+          "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  for (const char* engine : {"--ioengine=libaio", "--ioengine=psync"}) {
+    const std::vector<std::string> line = {"--output-format=json", "--name=slow", "--filename=" + loop.path(),
+                                           "--rw=randrw", "--numjobs=2", engine, "--rate=300,300", "--runtime=2"};
+    INFO(engine);
+    const json fdoc = fio_doc(line), ddoc = diskprobe_fio_doc(line);
+    REQUIRE(ddoc["jobs"].size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+      const json &f = fdoc["jobs"][i], &d = ddoc["jobs"][i];
+      // Each direction's first I/O at once (fio, drawing its own mix, sometimes a second read).
+      for (const char* dir : {"read", "write"}) {
+        INFO(dir << ": fio " << f[dir]["total_ios"] << ", diskprobe " << d[dir]["total_ios"]);
+        CHECK(d[dir]["total_ios"].get<int>() >= 1);
+        CHECK(f[dir]["total_ios"].get<int>() >= 1);
+        CHECK(d[dir]["total_ios"].get<int>() <= 2);
+        // Over the job's 2 s, as fio's: 0.5 IOPS for one I/O, not one over the I/O's latency.
+        const double ios = d[dir]["total_ios"].get<double>();
+        CHECK(d[dir]["iops"].get<double>() == Approx(ios / 2.0).epsilon(0.02));
+        CHECK(f[dir]["iops"].get<double>() == Approx(f[dir]["total_ios"].get<double>() / 2.0).epsilon(0.02));
+      }
+      CHECK(d["job_runtime"].get<double>() >= 1990);  // the job's 2 s, as fio's
+    }
+  }
+}
+
+// fio's exitall: when a job ends, exit_what says which end with it (group: its reporting group;
+// stonewall: every job run at once; all: those and every later group); group_reporting sums the
+// jobs of a group run at once into its first job's entry, jobs= all their clones.
+TEST_CASE("diskprobe fio's exitall and group_reporting over different jobs, as fio's", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  const std::vector<std::string> line = {
+      "--output-format=json", "--filename=" + loop.path(), "--bs=4k", "--exitall", "--group_reporting",
+      "--name=short", "--rw=read", "--number_ios=200", "--exit_what=stonewall",
+      "--name=long", "--new_group", "--rw=randread", "--time_based", "--runtime=20",
+      "--name=ender", "--stonewall", "--rw=write", "--number_ios=100", "--exit_what=all",
+      "--name=summed", "--rw=randrw", "--numjobs=2", "--time_based", "--runtime=20",
+      "--name=later", "--stonewall", "--rw=read", "--size=4m"};
+  auto t0 = std::chrono::steady_clock::now();
+  const json ddoc = diskprobe_fio_doc(line);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const json fdoc = fio_doc(line);
+  auto ff = facts(fdoc), df = facts(ddoc);
+  REQUIRE(ff.size() == 4);  // short; long; ender+summed summed; later, which never runs: 0 I/Os
+  REQUIRE(df.size() == ff.size());
+  CHECK(took < 10);  // the 20 s jobs ended with the short ones
+  for (size_t i = 0; i < ff.size(); ++i) {
+    INFO(ff[i].name);
+    CHECK(df[i].name == ff[i].name);
+    CHECK(ddoc["jobs"][i]["groupid"] == fdoc["jobs"][i]["groupid"]);
+    CHECK((df[i].read_ios > 0) == (ff[i].read_ios > 0));
+    CHECK((df[i].write_ios > 0) == (ff[i].write_ios > 0));
+  }
+  CHECK(df[0].read_ios == 200);
+  CHECK(df[2].write_ios >= 100);  // ender's 100 writes and summed's
+  CHECK(ddoc["jobs"][2]["jobname"] == "ender");
+  CHECK(df[3].read_ios == 0);  // later: reported, never run, as fio's
+  CHECK(df[3].write_ios == 0);
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());

@@ -30,6 +30,10 @@ DiskStats merged_disk_stats(const std::vector<const RunReport*>& runs);
 // become the writer's own, job by job, each direction over its own time; its checks join the
 // writer's verify pass, its runtime and the device's counters the writer's.
 void fold_readback(RunReport& writer, const RunReport& readback);
+// fio's group_reporting over different jobs run at once: `other`'s jobs summed into `first`'s
+// entry (fio's: named after the group's first job, jobs= every clone of every job in it, its
+// options the first job's, the longest runtime); first's disk counters kept (one device).
+void fold_group(RunReport& first, const RunReport& other);
 // Every number carries its unit in its name (lat_ns, bw_bytes_per_s).
 nlohmann::json to_json(const RunReport& r);
 std::string render(const RunReport& r, OutputFormat f);

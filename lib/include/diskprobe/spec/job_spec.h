@@ -208,6 +208,16 @@ struct JobSpec {
   // above its share of the weights; flow_sleep: it waits for its I/Os in flight, then sleeps
   // that many microseconds). 0 = not in a flow.
   IoPriority priority;
+  // fio's exitall (exit_what): when one of this job's clones ends, the jobs it names end too:
+  // Group, those run at once in its reporting group (`group`, fio's groupid); Stonewall, all
+  // run at once; All, those and every job after them (no later group starts).
+  enum class ExitWhat { Group, Stonewall, All };
+  struct ExitAll {
+    bool on = false;
+    ExitWhat what = ExitWhat::Group;
+    int group = 0;
+    bool operator==(const ExitAll&) const = default;
+  } exitall;
   uint32_t flow = 0;
   uint32_t flow_id = 0;
   uint64_t flow_sleep_us = 0;

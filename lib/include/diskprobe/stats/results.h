@@ -129,6 +129,7 @@ struct Results {
   DiskStats disk;
   std::vector<std::string> notes; // the engine's: "io_uring registration refused (...)"
   bool interrupted = false;       // stopped early by SIGINT/SIGTERM
+  bool exit_all = false;          // a job's exitall with exit_what=all ended the run: no later group runs
   SteadyStateResult steadystate;
 
   // Folds jobs into read/write/errors.
