@@ -111,11 +111,25 @@ const std::vector<std::string> kBlockExamples = {
     "waitfor"};
 
 // `fio LINE` or `diskprobe fio LINE` (LINE asks for JSON): REQUIRE exit 0; the document.
+// fio 3.33 itself now and then never exits after its jobs (seen once in ~40 runs of
+// fixed-rate-submission's io_submit_mode=offload: the job thread gone, the main thread asleep):
+// the reference run is bounded (every job here is at most a few seconds) and, hung, run once more.
 json doc_of(const std::vector<std::string>& line, bool diskprobe) {
   std::vector<std::string> argv = {"fio"};
   argv.insert(argv.end(), line.begin(), line.end());
   const char* who = diskprobe ? "diskprobe" : "fio";
-  auto r = diskprobe ? testing::run_diskprobe(argv) : testing::run(argv);
+  testing::CommandResult r;
+  if (diskprobe) {
+    r = testing::run_diskprobe(argv);
+  } else {
+    std::vector<std::string> bounded = {"timeout", "--kill-after=5", "120"};
+    bounded.insert(bounded.end(), argv.begin(), argv.end());
+    r = testing::run(bounded);
+    if (r.exit_code == 124 || r.exit_code == 137) {
+      std::fprintf(stderr, "note: fio did not exit within 120 s (exit %d); running it once more\n", r.exit_code);
+      r = testing::run(bounded);
+    }
+  }
   INFO(who << " stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   return parse_doc(r.out, who);
@@ -200,7 +214,9 @@ void same_jobs_as_fio(const std::vector<std::string>& args) {
     CHECK((df[i].read_ios > 0) == (ff[i].read_ios > 0));
     CHECK((df[i].write_ios > 0) == (ff[i].write_ios > 0));
     // Bytes per I/O: the job's block size in each direction it ran; with several sizes (bssplit,
-    // bsrange) the mean of sizes drawn at random, within 15% of fio's (each draws its own).
+    // bsrange) the mean of sizes drawn at random, within 15% of fio's (each draws its own) where
+    // both did 500 I/Os or more; below, within half (cmdprio-bssplit's 40 reads of 64k or 1M in
+    // 3 s: a standard error of ~15% each side).
     const json& opts = fdoc["jobs"][i]["job options"];
     const bool sizes = opts.contains("bssplit") || opts.contains("bsrange") || opts.contains("blocksize_range");
     auto per_io = [&](uint64_t d_bytes, uint64_t d_ios, uint64_t f_bytes, uint64_t f_ios) {
@@ -208,7 +224,7 @@ void same_jobs_as_fio(const std::vector<std::string>& args) {
                    f = static_cast<double>(f_bytes) / static_cast<double>(f_ios);
       INFO(ff[i].name << ": bytes per I/O " << d << " against fio's " << f);
       if (sizes) {
-        CHECK(std::abs(d - f) <= 0.15 * f);
+        CHECK(std::abs(d - f) <= (d_ios >= 500 && f_ios >= 500 ? 0.15 : 0.5) * f);
       } else {
         CHECK(d_bytes / d_ios == f_bytes / f_ios);
       }
@@ -781,9 +797,9 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
   } cases[] = {
       {{"--name=a", "--filename=" + loop.path(), "--rw=randwrite", "--thinktime_spin=2", "--zonemode=zbd"},
        {"2 options are not implemented", "thinktime_spin=2 in job 'a' (argument 4)", "zonemode=zbd in job 'a'"}},
-      {{"--filename=" + loop.path(), "--group_reporting", "--name=writer", "--rw=write", "--name=reader",
+      {{"--filename=" + loop.path(), "--name=writer", "--rw=write", "--flow=-1", "--name=reader",
         "--rw=randread"},
-       {"job 'writer': group_reporting over different jobs run at the same time is not implemented"}},
+       {"flow=-1: a negative weight (fio's older flow counter) is not implemented"}},
       {{"--filename=" + loop.path(), "--name=writer", "--rw=write", "--name=steady", "--rw=randread",
         "--ss=iops:2%", "--ss_dur=2", "--runtime=4", "--time_based"},
        {"job 'steady': steadystate in a job run at the same time as other jobs is not implemented"}},
@@ -848,7 +864,7 @@ TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refu
   std::string table;
   for (const auto& [name, s] : state) table += name + ": " + s + "\n";
   std::fprintf(stderr, "fio examples, %zu of %zu run:\n%s", ran, kBlockExamples.size(), table.c_str());
-  CHECK(ran >= 19);  // 19 of 40 on 2026-12-07 (README, "diskprobe fio"): it may only grow
+  CHECK(ran >= 26);  // 26 of 40 on 2026-12-07 (README, "diskprobe fio"): it may only grow
 }
 
 // [slow]: every fio line of the vendor pages, by fio and by diskprobe, 2 s each.
