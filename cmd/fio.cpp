@@ -172,6 +172,12 @@ std::optional<std::string> beyond_what_runs(const fio::Jobs& jobs) {
     }
   }
   for (const auto& j : jobs.jobs) {
+    if (j.filenames.size() > 1 && std::all_of(j.filenames.begin(), j.filenames.end(),
+                                              [&](const std::string& f) { return f == j.filenames.front(); })) {
+      return "job '" + excerpt(j.name) + "': filename names " + excerpt(j.filenames.front()) + " " +
+             std::to_string(j.filenames.size()) + " times (in [global] and in the job, or twice): fio runs it as " +
+             "that many files, the device that many times over, which is not implemented; give filename once";
+    }
     if (j.filenames.size() > 1) {
       return "job '" + excerpt(j.name) + "': filename names " + std::to_string(j.filenames.size()) +
              " files: several files in one job are not implemented";

@@ -26,6 +26,7 @@ struct State {
   std::vector<std::string>& notes;
   std::optional<uint64_t> filesize = std::nullopt;  // fio's filesize, settled after the job's options
   bool strided = false;  // zonemode=strided: its zonesize, zonerange, zoneskip apply
+
   // fio's priority options, settled after the job's options (they combine).
   std::optional<unsigned> prioclass, prio;
   std::optional<std::array<unsigned, 2>> cmd_percent, cmd_class, cmd_level;
@@ -108,8 +109,10 @@ Applied set_buffered(State& s, const std::string& v, bool bare) {
   return from_status(set_field(s.job.spec, "direct", truthy(v, bare) ? "0" : "1"));
 }
 
+// fio adds each filename= to the job's files: a job's own after [global]'s is a second file (the
+// same name twice, the device twice: fio read 128 MiB of a 64 MiB device), refused with the
+// several-files case by name, not taken as the last one.
 Applied set_filename(State& s, const std::string& v, bool) {
-  s.job.filenames.clear();
   // fio splits on ':' (a '\:' is a colon inside a name).
   std::string cur;
   for (size_t i = 0; i < v.size(); ++i) {

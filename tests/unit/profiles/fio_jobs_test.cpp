@@ -451,6 +451,18 @@ TEST_CASE("fio's priorities: prioclass/prio the job's, cmdprio's shares with the
                     [](const std::string& n) { return n.find("fifth field (a priority hint)") != std::string::npos; }));
 }
 
+TEST_CASE("fio's filename adds a file: [global]'s and the job's own are two, as fio runs them", "[fio]") {
+  auto in = read_command_line({"--filename=/dev/loop9", "--name=a", "--filename=/dev/loop9", "--name=b",
+                               "--filename=/dev/loop8:/dev/loop7", "--name=c"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  CHECK(jobs.jobs[0].filenames == std::vector<std::string>{"/dev/loop9", "/dev/loop9"});
+  CHECK(jobs.jobs[1].filenames == std::vector<std::string>{"/dev/loop9", "/dev/loop8", "/dev/loop7"});
+  CHECK(jobs.jobs[2].filenames == std::vector<std::string>{"/dev/loop9"});
+}
+
 TEST_CASE("fio options diskprobe does not implement are listed with job and place, values checked", "[fio]") {
   auto in = read_command_line({"--name=a", "--thinktime_spin=10", "--rw=randtrim", "--ioengine=mmap", "--bs=3",
                                "--zonemode=zbd", "--loops=1", "--kb_base=1024", "--gtod_reduce=1"},
