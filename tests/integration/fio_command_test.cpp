@@ -784,7 +784,9 @@ TEST_CASE("diskprobe fio's exitall and group_reporting over different jobs, as f
       "--output-format=json", "--filename=" + loop.path(), "--bs=4k", "--exitall", "--group_reporting",
       "--name=short", "--rw=read", "--number_ios=200", "--exit_what=stonewall",
       "--name=long", "--new_group", "--rw=randread", "--time_based", "--runtime=20",
-      "--name=ender", "--stonewall", "--rw=write", "--number_ios=100", "--exit_what=all",
+      // ender's 100 writes at 500 IOPS (0.2 s): uncapped, fio's summed sometimes read nothing before
+      // ender's end ended it.
+      "--name=ender", "--stonewall", "--rw=write", "--number_ios=100", "--rate_iops=500", "--exit_what=all",
       "--name=summed", "--rw=randrw", "--numjobs=2", "--time_based", "--runtime=20",
       "--name=later", "--stonewall", "--rw=read", "--size=4m"};
   auto t0 = std::chrono::steady_clock::now();
