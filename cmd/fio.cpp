@@ -306,19 +306,7 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
     }
   }
   if (auto st = write_logs(ran); !st) return fail(kRuntime, st.error());
-  // fio's group_reporting: the jobs of one group run at once, summed into its first job's entry.
-  std::vector<RunReport*> entries;
-  for (RunReport* r : ran) {
-    auto same = std::find_if(entries.begin(), entries.end(), [&](const RunReport* e) {
-      return e->groupid == r->groupid && e->spec.group_reporting && r->spec.group_reporting;
-    });
-    if (same == entries.end()) {
-      entries.push_back(r);
-    } else {
-      fold_group(**same, *r);
-    }
-  }
-  const std::vector<const RunReport*> reports(entries.begin(), entries.end());
+  const std::vector<const RunReport*> reports = fio_entries(ran);
   const std::string text = render_fio_text(reports);
   std::string formatted = text;
   if (format == OutputFormat::FioJson || format == OutputFormat::FioJsonPlus) {

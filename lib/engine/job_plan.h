@@ -101,8 +101,11 @@ struct JobPlan {
   bool prioritized = false;  // JobSpec::priority: each I/O's ioprio drawn (Workload::pick_prio)
   uint32_t flow_weight = 0;
   uint64_t flow_sleep_ns = 0;
-  // The loops' extras path: any of rate caps, steadystate, a shape, logs or a flow.
+  // The loops' extras path: any of rate caps, steadystate, a shape, logs, priorities or a flow.
   bool extras() const { return paced || steady || shaped || logged || prioritized || flow != nullptr; }
+  // New I/Os started one at a time on the extras path (fill_paced, start_picked): each waits for
+  // its time or its flow share, or draws its own offset, length or priority.
+  bool one_at_a_time() const { return paced || shaped || prioritized || flow != nullptr; }
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

@@ -64,15 +64,10 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
     } else if (!io_over(run.work, sl, bs, static_cast<uint32_t>(r))) {
       again = true;
     } else {
+      [[maybe_unused]] const bool measured = run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
       if constexpr (kExtras) {
-        const ptrdiff_t second = run.work.second_of(t);
-        if (run.work.over(sl.write, sl.done, sl.offset, sl.buf, t0, t, second)) {
-          run.work.timed(sl.write, 0, t - t0, second, 1);
-          if (plan.logged) run.work.sample(sl.write, sl.done, sl.offset, 0, t - t0, t, sl.ioprio);
-        }
+        if (measured && plan.logged) run.work.sample(sl.write, sl.done, sl.offset, 0, t - t0, t, sl.ioprio);
         run.after_io(out);
-      } else {
-        run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
       }
     }
     run.check(t, out);

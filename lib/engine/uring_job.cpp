@@ -205,7 +205,7 @@ template <bool kExtras>
   if (!run_.stopping) {
     for (; room > 0 && nretry_ > 0; --room) issue(next_sqe(ring), retry_[--nretry_], b);
     if constexpr (kExtras) {
-      if (plan_.paced || plan_.shaped || plan_.flow || plan_.prioritized) {
+      if (plan_.one_at_a_time()) {
         fill_paced(ring, room, b.t_prep, b);
         return b;
       }

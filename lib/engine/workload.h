@@ -175,9 +175,12 @@ class Workload {
   // One I/O is over with `bytes` transferred: bs, or fewer when a zero-byte result ended it
   // (short_result). slat and clat run from its first submission, at t_prep; it is measured
   // when that was inside the window (see open_window), reaped at t_reaped in `second`.
-  void completed(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t t_prep, uint64_t slat,
+  // True when it was measured.
+  bool completed(bool write, uint32_t bytes, uint64_t offset, const uint8_t* buf, uint64_t t_prep, uint64_t slat,
                  uint64_t clat, uint64_t t_reaped, ptrdiff_t second) {
-    if (over(write, bytes, offset, buf, t_prep, t_reaped, second)) timed(write, slat, clat, second, 1);
+    if (!over(write, bytes, offset, buf, t_prep, t_reaped, second)) return false;
+    timed(write, slat, clat, second, 1);
+    return true;
   }
 
   // completed() in two halves, for the io_uring loop. over(): every I/O's own part (verify,

@@ -783,6 +783,21 @@ void fold_group(RunReport& first, const RunReport& other) {
   }
 }
 
+std::vector<const RunReport*> fio_entries(const std::vector<RunReport*>& reports) {
+  std::vector<RunReport*> entries;
+  for (RunReport* r : reports) {
+    auto same = std::find_if(entries.begin(), entries.end(), [&](const RunReport* e) {
+      return e->groupid == r->groupid && e->spec.group_reporting && r->spec.group_reporting;
+    });
+    if (same == entries.end()) {
+      entries.push_back(r);
+    } else {
+      fold_group(**same, *r);
+    }
+  }
+  return {entries.begin(), entries.end()};
+}
+
 std::string render_fio_text(const std::vector<const RunReport*>& runs) {
   std::string out;
   if (runs.empty()) return out;

@@ -34,6 +34,9 @@ void fold_readback(RunReport& writer, const RunReport& readback);
 // entry (fio's: named after the group's first job, jobs= every clone of every job in it, its
 // options the first job's, the longest runtime); first's disk counters kept (one device).
 void fold_group(RunReport& first, const RunReport& other);
+// The entries fio reports for these jobs' reports, in order: with group_reporting, each group's
+// jobs folded into its first one's (fold_group); every other report its own.
+std::vector<const RunReport*> fio_entries(const std::vector<RunReport*>& reports);
 // Every number carries its unit in its name (lat_ns, bw_bytes_per_s).
 nlohmann::json to_json(const RunReport& r);
 std::string render(const RunReport& r, OutputFormat f);
