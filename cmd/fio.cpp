@@ -2,6 +2,8 @@
 // (profiles/fio_jobs.h), from fio's defaults (profiles/fio_spec.h), with the target through the
 // preflight and the host restored, as `run` does. What is not implemented is refused by name
 // before anything is read or written (exit 2).
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <deque>
 
@@ -118,7 +120,8 @@ std::string target_of(const fio::FioJob& j) {
 // and fio reads nothing back): after its writes, each block read back and checked, those reads
 // the job's own (their count, bytes and latencies in its read figures).
 bool verifies_after(const JobSpec& s) {
-  return s.verify != VerifyKind::None && s.do_verify && does_writes(s.rw) && !s.time_based;
+  // verify_backlog reads each batch back as it goes (engine), nothing is left for after.
+  return s.verify != VerifyKind::None && s.do_verify && does_writes(s.rw) && !s.time_based && s.verify_backlog == 0;
 }
 
 // The read-back as a job of its own: the writer's region read in order at its write size and
@@ -376,8 +379,21 @@ int cmd_fio(const std::vector<std::string>& words, const SysRoot& root) {
     }
   }
   if (auto why = beyond_what_runs(jobs)) return fail(kUsage, *why);
+  // fio parses NUMA nodes against the host too (numa_parse_nodestring): a node it lacks is an error.
+  for (auto& j : jobs.jobs) {
+    std::string said;
+    if (auto st = resolve_numa(j.spec, root, &said); !st) return fail(kUsage, "job '" + excerpt(j.name) + "': " + st.error());
+    if (!said.empty()) jobs.notes.push_back("job '" + j.name + "': " + said);
+  }
   if (flags->parse_only) return print(parse_only_text(jobs)), kOk;
   clamp_to_devices(jobs, root);
+  for (const auto& j : jobs.jobs) {
+    struct stat st {};
+    if (j.fill_device && (j.filenames.size() != 1 || ::stat(j.filenames.front().c_str(), &st) != 0 || !S_ISBLK(st.st_mode))) {
+      return fail(kUsage, "job '" + excerpt(j.name) + "': fill_device=1 on a file (filling its filesystem until it is "
+                          "full) is not implemented: give a block device, or size=");
+    }
+  }
 
   for (const auto& n : jobs.notes) spdlog::info("{}", n);
   fio::FioJob& job = jobs.jobs.front();

@@ -26,6 +26,10 @@ struct State {
   std::vector<std::string>& notes;
   std::optional<uint64_t> filesize = std::nullopt;  // fio's filesize, settled after the job's options
   bool strided = false;  // zonemode=strided: its zonesize, zonerange, zoneskip apply
+  bool lfsr = false;     // random_generator=lfsr: every block once a pass, without a map
+  bool fill_device = false;  // the region to the device's end, whatever size says
+  bool verify_given = false;  // verify= was given (a verify_pattern alone implies it)
+  uint64_t offset_increment = 0;
 
   // fio's priority options, settled after the job's options (they combine).
   std::optional<unsigned> prioclass, prio;
@@ -42,6 +46,13 @@ Setter field(const char* key) {
   return [key](State& s, const std::string& v, bool bare) {
     return from_status(set_field(s.job.spec, key, bare ? "1" : v));
   };
+}
+
+// A whole number from lo to hi as fio's integer options take it ("1024"), else nothing.
+std::optional<uint32_t> whole_number(const std::string& v, double lo, double hi) {
+  auto n = parse_decimal(v);
+  if (!n || *n < lo || *n > hi || *n != static_cast<double>(static_cast<uint32_t>(*n))) return std::nullopt;
+  return static_cast<uint32_t>(*n);
 }
 
 bool truthy(const std::string& v, bool bare) { return bare || (v != "0" && v != "false" && v != "no" && v != "off"); }
@@ -186,6 +197,28 @@ Setter set_rate(const char* key) {
   };
 }
 
+// fio's ratemin=R,W (bytes/s) and rate_iops_min=R,W: the floors check_min_rate judges; a third
+// (trim) value floors nothing here, as diskprobe fio runs no trims.
+Setter set_rate_floor(bool bytes) {
+  return [bytes](State& s, const std::string& v, bool) -> Applied {
+    const size_t first = v.find(',');
+    const size_t second = first == std::string::npos ? std::string::npos : v.find(',', first + 1);
+    auto r = parse_rate(second == std::string::npos ? v : v.substr(0, second), bytes);
+    if (!r) return {bytes ? "use bytes per second, R or R,W, like 1m or 1024" : "use I/Os per second, R or R,W, like 500", ""};
+    uint64_t(&out)[2] = bytes ? s.job.spec.rate_min_bytes : s.job.spec.rate_min_iops;
+    out[0] = (*r)[0];
+    out[1] = (*r)[1];
+    return {};
+  };
+}
+
+Applied set_ratecycle(State& s, const std::string& v, bool) {
+  auto n = whole_number(v, 1, 3'600'000);
+  if (!n) return {"use whole milliseconds, like 1000", ""};
+  s.job.spec.ratecycle_ms = *n;
+  return {};
+}
+
 Applied set_rate_process(State& s, const std::string& v, bool) {
   if (v == "linear") {
     s.job.spec.rate_poisson = false;
@@ -268,6 +301,8 @@ Applied set_random_distribution(State& s, const std::string& v, bool) {
   }
   s.job.spec.shape.distribution = d->kind;
   s.job.spec.shape.zones = d->zones;
+  s.job.spec.shape.dist_value = d->value;
+  if (d->center >= 0) s.job.spec.shape.dist_center = d->center;
   return {};
 }
 
@@ -286,14 +321,22 @@ Applied set_thinktime(State& s, const std::string& v, bool) {
 }
 
 Applied set_thinktime_blocks(State& s, const std::string& v, bool) {
-  auto n = parse_decimal(v);
-  if (!n || *n < 1 || *n > UINT32_MAX || *n != static_cast<double>(static_cast<uint32_t>(*n))) return {"use a whole number of I/Os, 1 or more", ""};
-  s.job.spec.shape.thinktime_blocks = static_cast<uint32_t>(*n);
+  auto n = whole_number(v, 1, UINT32_MAX);
+  if (!n) return {"use a whole number of I/Os, 1 or more", ""};
+  s.job.spec.shape.thinktime_blocks = *n;
   return {};
 }
 
 // fio's verify: diskprobe's blocks carry crc32c; fio's other checksums are other workloads.
+// meta is fio's header alone (offset, sequence, the header's own checksum): diskprobe's header
+// carries the same and its crc32c covers the data too, a check at least as strict.
 Applied set_verify(State& s, const std::string& v, bool) {
+  s.verify_given = true;
+  if (v == "meta") {
+    s.notes.push_back("job '" + s.job.name + "': verify=meta: each block's header (offset, sequence) checked with "
+                      "diskprobe's crc32c, which covers the data as well");
+    return from_status(set_field(s.job.spec, "verify", "crc32c"));
+  }
   if (v == "crc32c" || v == "0" || v == "none") return from_status(set_field(s.job.spec, "verify", v == "crc32c" ? v : "none"));
   return {"", "verify=" + v + " is not implemented (diskprobe verifies with crc32c: verify=crc32c)"};
 }
@@ -316,9 +359,9 @@ Setter set_log(std::string IoLogs::*prefix) {
 }
 
 Applied set_log_avg_msec(State& s, const std::string& v, bool) {
-  auto n = parse_decimal(v);
-  if (!n || *n < 0 || *n > 86'400'000 || *n != static_cast<double>(static_cast<uint32_t>(*n))) return {"use whole milliseconds (log_avg_msec=1000), 0 for every I/O", ""};
-  s.job.spec.logs.avg_msec = static_cast<uint32_t>(*n);
+  auto n = whole_number(v, 0, 86'400'000);
+  if (!n) return {"use whole milliseconds (log_avg_msec=1000), 0 for every I/O", ""};
+  s.job.spec.logs.avg_msec = *n;
   return {};
 }
 
@@ -505,6 +548,192 @@ Applied set_exit_what(State& s, const std::string& v, bool) {
   return {};
 }
 
+// fio's latency_target and latency_window: a time, microseconds without a unit.
+Setter set_latency_time(uint64_t LatencyTarget::*field) {
+  return [field](State& s, const std::string& v, bool) -> Applied {
+    double us = 0;
+    if (auto n = parse_decimal(v)) {
+      us = *n;
+    } else if (auto sec = parse_seconds(v)) {
+      us = *sec * 1e6;
+    } else {
+      return {"use microseconds (500000) or a time (500ms)", ""};
+    }
+    if (us < 0 || us > 86'400e6) return {"use a time up to a day", ""};
+    s.job.spec.latency.*field = static_cast<uint64_t>(us * 1000.0 + 0.5);
+    return {};
+  };
+}
+
+Applied set_latency_percentile(State& s, const std::string& v, bool) {
+  auto n = parse_percent(v);
+  if (!n || *n < 0 || *n > 100) return {"use a percentage from 0 to 100 (99.9)", ""};
+  s.job.spec.latency.percentile = *n;
+  return {};
+}
+
+// fio's random_generator: tausworthe (its default) and tausworthe64 draw offsets with its
+// random map; lfsr walks every block once a pass with no map, norandommap or not. diskprobe's
+// random map is a keyed permutation, each block once a pass as both are: the same blocks in
+// its own order.
+Applied set_random_generator(State& s, const std::string& v, bool) {
+  if (v == "tausworthe" || v == "tausworthe64") return {};
+  if (v != "lfsr") return {"use tausworthe, lfsr or tausworthe64", ""};
+  s.lfsr = true;
+  return {};
+}
+
+// A NUMA node list as fio (libnuma) reads it: "0", "0-1,3"; "all" is every node (no restriction).
+std::optional<std::vector<int>> node_list(const std::string& v) {
+  if (v == "all") return std::vector<int>{};
+  if (v.empty() || v.find_first_not_of("0123456789,-") != std::string::npos) return std::nullopt;
+  auto list = parse_cpu_list(v);
+  if (!list || list->empty()) return std::nullopt;
+  return *list;
+}
+
+Applied set_numa_cpu_nodes(State& s, const std::string& v, bool) {
+  auto nodes = node_list(v);
+  if (!nodes) return {"use NUMA nodes like 0, 0-1 or all", ""};
+  s.job.spec.numa.cpu_nodes = *nodes;
+  return {};
+}
+
+// fio's numa_mem_policy=MODE[:NODES]: default and local take no nodes, prefer one, bind and
+// interleave one or more.
+Applied set_numa_mem_policy(State& s, const std::string& v, bool) {
+  using M = NumaPolicy::Mem;
+  const size_t colon = v.find(':');
+  const std::string mode = v.substr(0, colon), nodes = colon == std::string::npos ? "" : v.substr(colon + 1);
+  static const std::map<std::string, M> modes = {
+      {"default", M::Default}, {"prefer", M::Prefer}, {"bind", M::Bind}, {"interleave", M::Interleave}, {"local", M::Local}};
+  auto it = modes.find(mode);
+  if (it == modes.end()) return {"use default, prefer:N, bind:NODES, interleave:NODES or local", ""};
+  NumaPolicy& n = s.job.spec.numa;
+  n.mem = it->second;
+  n.mem_nodes.clear();
+  if (n.mem == M::Default || n.mem == M::Local) {
+    if (!nodes.empty()) return {mode + " takes no nodes: use numa_mem_policy=" + mode, ""};
+    return {};
+  }
+  auto list = node_list(nodes);
+  if (!list || list->empty()) return {"use " + mode + ":NODES, like " + mode + ":0 or " + mode + ":0-1", ""};
+  if (n.mem == M::Prefer && list->size() != 1) return {"use prefer:N, one node", ""};
+  n.mem_nodes = *list;
+  return {};
+}
+
+// fio's verify_pattern: 0xHEX (its bytes in the order written) or a quoted string.
+Applied set_verify_pattern(State& s, const std::string& v, bool) {
+  const char* use = "use 0xHEX (0xaa555aa5) or a quoted string (\"abcd\")";
+  std::vector<uint8_t> bytes;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    std::string hex = v.substr(2);
+    if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return {use, ""};
+    if (hex.size() % 2) hex = "0" + hex;
+    for (size_t i = 0; i < hex.size(); i += 2) bytes.push_back(static_cast<uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+  } else if (v.size() >= 3 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {
+    bytes.assign(v.begin() + 1, v.end() - 1);
+  } else {
+    return {"", "verify_pattern=" + v + " (a number or a combination) is not implemented: " + use};
+  }
+  if (bytes.size() > 512) return {"use a pattern of at most 512 bytes", ""};
+  s.job.spec.verify_pattern = bytes;
+  return {};
+}
+
+Applied set_verify_backlog(State& s, const std::string& v, bool) {
+  auto n = whole_number(v, 0, 1'000'000);
+  if (!n) return {"use a whole number of writes, like 1 or 1024", ""};
+  s.job.spec.verify_backlog = *n;
+  return {};
+}
+
+Applied set_verify_dump(State& s, const std::string& v, bool bare) {
+  s.job.spec.verify_dump = truthy(v, bare);
+  return {};
+}
+
+// fio's offset_increment: clone k of numjobs starts at offset + k x this (bytes; fio's percent
+// of the device is not implemented). The clones are then jobs of their own (to_jobs).
+Applied set_offset_increment(State& s, const std::string& v, bool) {
+  if (!v.empty() && v.back() == '%') return {"", "offset_increment=" + v + " (a percentage of the device) is not implemented: give bytes, like 4m"};
+  auto n = parse_size(v);
+  if (!n) return {"use a size like 4m", ""};
+  s.offset_increment = *n;
+  return {};
+}
+
+Applied set_verify_interval(State& s, const std::string& v, bool) {
+  auto n = parse_size(v);
+  if (!n || *n == 0 || *n > UINT32_MAX) return {"use a size like 512", ""};
+  s.job.spec.verify_interval = static_cast<uint32_t>(*n);
+  return {};
+}
+
+// fio's fill_device: on a block device, the region runs to the device's end whatever size says
+// (fio writes until ENOSPC there); a file (filling its filesystem) is refused where the target
+// is known to be one.
+Applied set_fill_device(State& s, const std::string& v, bool bare) {
+  s.fill_device = truthy(v, bare);
+  return {};
+}
+
+// fio's create_serialize: whether jobs lay their files out one at a time. A block device is laid
+// out by nobody; diskprobe's job files (directory=) are made before any job starts.
+Applied set_create_serialize(State& s, const std::string& v, bool bare) {
+  (void)truthy(v, bare);
+  s.notes.push_back("job '" + s.job.name + "': create_serialize=" + v +
+                    ": nothing to lay out on a block device; job files are made before any job starts");
+  return {};
+}
+
+// fio's buffer contents (JobSpec::content): percentages 0..100, the chunk a size, the mode a word.
+Setter set_content_percent(uint32_t BufferContent::*field) {
+  return [field](State& s, const std::string& v, bool) -> Applied {
+    auto n = whole_number(v, 0, 100);
+    if (!n) return {"use a whole percentage from 0 to 100", ""};
+    s.job.spec.content.*field = *n;
+    return {};
+  };
+}
+
+Applied set_compress_chunk(State& s, const std::string& v, bool) {
+  auto n = parse_size(v);
+  if (!n || *n > (64u << 20)) return {"use a size like 512 or 4k", ""};
+  s.job.spec.content.compress_chunk = static_cast<uint32_t>(*n);
+  return {};
+}
+
+Applied set_dedupe_mode(State& s, const std::string& v, bool) {
+  if (v == "repeat" || v == "working_set") {
+    s.job.spec.content.working_set = v == "working_set";
+    return {};
+  }
+  return {"use repeat or working_set", ""};
+}
+
+Applied set_dedupe_global(State& s, const std::string& v, bool bare) {
+  s.job.spec.content.dedupe_global = truthy(v, bare);
+  return {};
+}
+
+// fio's random_center: where zipf, pareto and normal put their peak (0..1).
+Applied set_random_center(State& s, const std::string& v, bool) {
+  auto c = parse_decimal(v);
+  if (!c || *c > 1.0) return {"use a fraction from 0 to 1, like 0.5", ""};
+  s.job.spec.shape.dist_center = *c;
+  return {};
+}
+
+// fio's iodepth_low: 0 is iodepth (fio: a low mark above iodepth or 0 becomes iodepth).
+Applied set_iodepth_low(State& s, const std::string& v, bool) {
+  auto n = whole_number(v, 0, 65536);
+  if (!n) return {"use a whole number of I/Os, like 4", ""};
+  s.job.spec.iodepth_low = *n;
+  return {};
+}
+
 // Options whose only value here is fio's default are taken: they ask for what diskprobe does.
 Setter only(const std::string& fio_default, const std::string& why) {
   return [fio_default, why](State&, const std::string& v, bool bare) -> Applied {
@@ -522,6 +751,7 @@ const std::map<std::string, Setter>& table() {
       {"bsrange", set_bsrange},
       {"blocksize_range", set_bsrange},
       {"iodepth", field("iodepth")},
+      {"iodepth_low", set_iodepth_low},
       {"numjobs", field("numjobs")},
       {"runtime", field("runtime")},
       {"timeout", field("runtime")},
@@ -577,10 +807,16 @@ const std::map<std::string, Setter>& table() {
       {"unit_base", only("0", "unit_base is not implemented")},
       {"bssplit", set_bssplit},
       {"rate_process", set_rate_process},
+      {"ratemin", set_rate_floor(true)},
+      {"rate_min", set_rate_floor(true)},
+      {"rate_iops_min", set_rate_floor(false)},
+      {"ratecycle", set_ratecycle},
+      {"rate_cycle", set_ratecycle},
       {"io_submit_mode", set_io_submit_mode},
       {"blockalign", set_blockalign},
       {"ba", set_blockalign},
       {"random_distribution", set_random_distribution},
+      {"random_center", set_random_center},
       {"thinktime", set_thinktime},
       {"thinktime_blocks", set_thinktime_blocks},
       {"write_bw_log", set_log(&IoLogs::bw)},
@@ -604,6 +840,26 @@ const std::map<std::string, Setter>& table() {
       {"cmdprio_bssplit", set_cmdprio_bssplit},
       {"exitall", set_exitall},
       {"exit_what", set_exit_what},
+      {"latency_target", set_latency_time(&LatencyTarget::target_ns)},
+      {"latency_window", set_latency_time(&LatencyTarget::window_ns)},
+      {"latency_percentile", set_latency_percentile},
+      {"random_generator", set_random_generator},
+      {"numa_cpu_nodes", set_numa_cpu_nodes},
+      {"buffer_compress_percentage", set_content_percent(&BufferContent::compress_percentage)},
+      {"buffer_compress_chunk", set_compress_chunk},
+      {"dedupe_percentage", set_content_percent(&BufferContent::dedupe_percentage)},
+      {"dedupe_working_set_percentage", set_content_percent(&BufferContent::working_set_percentage)},
+      {"dedupe_mode", set_dedupe_mode},
+      {"dedupe_global", set_dedupe_global},
+      {"verify_pattern", set_verify_pattern},
+      {"verify_interval", set_verify_interval},
+      {"verify_backlog", set_verify_backlog},
+      {"verify_dump", set_verify_dump},
+      {"offset_increment", set_offset_increment},
+      {"fill_device", set_fill_device},
+      {"fill_fs", set_fill_device},
+      {"create_serialize", set_create_serialize},
+      {"numa_mem_policy", set_numa_mem_policy},
       {"rw_sequencer", only("sequential", "rw_sequencer=identical is not implemented")},
   };
   return t;
@@ -627,6 +883,7 @@ JobSpec fio_defaults(const std::string& name) {
   s.direct = false;
   s.engine = EngineKind::Sync;
   s.group_reporting = false;
+  s.io_depths = true;  // fio prints them for every job
   return s;
 }
 
@@ -668,6 +925,29 @@ Jobs to_jobs(const Input& in) {
                            "(fio: --zonemode=none and --zonesize are not compatible)");
     }
     settle_priority(st, j.where, out.errors);
+    if (st.fill_device) {
+      if (!job.spec.directory.empty() && job.filenames.empty()) {
+        out.unsupported.push_back({job.name, j.where, "fill_device=1",
+                                   "fill_device on files in a directory (filling its filesystem) is not implemented"});
+      }
+      job.spec.size = 0;  // to the end of the device from offset
+      job.spec.size_percent = 0;
+      st.filesize.reset();
+      job.fill_device = true;
+    }
+    if (!job.spec.verify_pattern.empty() && !st.verify_given) {
+      // fio: a verify_pattern without verify is verify=pattern, read back as the pattern.
+      job.spec.verify = VerifyKind::Crc32c;
+      out.notes.push_back("job '" + j.name + "': verify_pattern without verify: each block read back and checked "
+                          "(fio's verify=pattern), by its header and crc32c over the pattern");
+    }
+    if (st.lfsr) {
+      if (job.spec.norandommap) {
+        out.notes.push_back("job '" + j.name + "': random_generator=lfsr: every block once a pass, as fio's LFSR, "
+                            "norandommap or not (diskprobe's random map, in its own order)");
+      }
+      job.spec.norandommap = false;
+    }
     if (st.filesize) {
       // One file: its size is the region fio's size would give; size and filesize both is two.
       if (job.spec.size || job.spec.size_percent) {
@@ -703,6 +983,26 @@ Jobs to_jobs(const Input& in) {
     if (!out.jobs.empty() && (job.stonewall || job.new_group)) ++groupid;
     job.groupid = groupid;
     job.spec.exitall.group = groupid;
+    if (st.offset_increment && job.spec.numjobs > 1) {
+      if (job.spec.offset_percent > 0) {
+        out.unsupported.push_back({job.name, j.where, "offset_increment=" + std::to_string(st.offset_increment),
+                                   "offset_increment beside a percentage offset is not implemented"});
+      }
+      // fio's clones at offset + k x increment: each a job of its own, all at the same time, in
+      // the clones' order (their seeds and numbers as the clones'), reported as fio reports them.
+      const uint32_t n = job.spec.numjobs;
+      out.notes.push_back("job '" + j.name + "': offset_increment=" + std::to_string(st.offset_increment) + ": its " +
+                          std::to_string(n) + " clones from offset " + std::to_string(job.spec.offset) + " on, " +
+                          std::to_string(st.offset_increment) + " bytes apart");
+      job.spec.numjobs = 1;
+      for (uint32_t k = 0; k < n; ++k) {
+        FioJob clone = job;
+        clone.spec.offset += k * st.offset_increment;
+        if (k > 0) clone.stonewall = clone.new_group = false;
+        out.jobs.push_back(std::move(clone));
+      }
+      continue;
+    }
     out.jobs.push_back(std::move(job));
   }
   return out;

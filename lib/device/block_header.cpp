@@ -61,7 +61,7 @@ uint64_t fnv1a(uint64_t h, std::string_view s) {
 
 void encode_block_header(uint8_t* buf, const BlockHeader& h) {
   std::memcpy(buf, kBlockMagic, 8);
-  put<uint32_t>(buf + 8, kBlockHeaderVersion);
+  put<uint32_t>(buf + 8, h.version);
   put<uint32_t>(buf + kBlockHeaderCrcOffset, h.crc32c);
   put<uint64_t>(buf + 16, h.device_id);
   put<uint64_t>(buf + 24, h.run_id);
@@ -71,8 +71,10 @@ void encode_block_header(uint8_t* buf, const BlockHeader& h) {
 
 std::optional<BlockHeader> decode_block_header(const uint8_t* block, size_t len) {
   if (len < kBlockHeaderBytes || std::memcmp(block, kBlockMagic, 8) != 0) return std::nullopt;
-  if (get<uint32_t>(block + 8) != kBlockHeaderVersion) return std::nullopt;
+  const uint32_t version = get<uint32_t>(block + 8);
+  if (version != kBlockHeaderVersion && version != kContentHeaderVersion) return std::nullopt;
   BlockHeader h;
+  h.version = version;
   h.crc32c = get<uint32_t>(block + kBlockHeaderCrcOffset);
   h.device_id = get<uint64_t>(block + 16);
   h.run_id = get<uint64_t>(block + 24);

@@ -8,6 +8,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include <linux/mempolicy.h>
+
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -70,6 +72,33 @@ Status checked_device(const Fd& fd, const JobPlan& plan, const std::string& path
                     " now, so nothing was written; fix /dev (ls -l " + path + ") and run again");
 }
 
+// fio's numa_mem_policy: this thread's memory policy, before its buffers are allocated (they
+// are faulted in by the first fill, so their pages follow it). local is the kernel's default
+// policy, as libnuma's numa_set_localalloc sets it.
+Status set_memory_policy(const NumaPolicy& n) {
+  if (n.mem == NumaPolicy::Mem::Unset) return Ok{};
+  constexpr size_t kMaxNodes = 1024;
+  constexpr size_t kBitsPerWord = 8 * sizeof(unsigned long);
+  unsigned long mask[kMaxNodes / kBitsPerWord + 1] = {};
+  for (int node : n.mem_nodes) {
+    if (node < 0 || static_cast<size_t>(node) >= kMaxNodes) return make_error("numa_mem_policy: node " + std::to_string(node) + " is past 1023");
+    mask[static_cast<size_t>(node) / kBitsPerWord] |= 1UL << (static_cast<size_t>(node) % kBitsPerWord);
+  }
+  int mode = MPOL_DEFAULT;
+  switch (n.mem) {
+    case NumaPolicy::Mem::Prefer: mode = MPOL_PREFERRED; break;
+    case NumaPolicy::Mem::Bind: mode = MPOL_BIND; break;
+    case NumaPolicy::Mem::Interleave: mode = MPOL_INTERLEAVE; break;
+    default: break;
+  }
+  const bool nodes = mode != MPOL_DEFAULT;
+  if (::syscall(SYS_set_mempolicy, mode, nodes ? mask : nullptr, nodes ? kMaxNodes + 1 : 0) != 0) {
+    return make_error(errno_message("set_mempolicy", "numa_mem_policy", errno) +
+                      ": the kernel refused the policy (a node without memory, or outside this process's cpuset mems)");
+  }
+  return Ok{};
+}
+
 // startdelay: sleeps until `at` in naps that let a stop in; false when stopped meanwhile.
 bool wait_until(uint64_t at, const std::atomic<bool>* stop) {
   for (uint64_t t = now_ns(); t < at; t = now_ns()) {
@@ -100,6 +129,7 @@ void job_body(const JobPlan& plan, unsigned job, const std::vector<int>& cpus, S
                   ": the real-time class needs CAP_SYS_ADMIN");
     }
   }
+  if (auto st = set_memory_policy(plan.spec->numa); !st) return fail(st.error());
   const std::string& path = plan.job_paths.empty() ? plan.path : plan.job_paths[job];
   auto fd = Fd::open(path, plan.open_flags);
   if (!fd) {

@@ -14,6 +14,7 @@
 #include "diskprobe/base/aligned_buffer.h"
 #include "diskprobe/base/status.h"
 #include "diskprobe/stats/results.h"
+#include "diskprobe/engine/depth_search.h"
 #include "diskprobe/engine/flow.h"
 #include "job_plan.h"
 #include "pacer.h"
@@ -87,9 +88,12 @@ struct JobRun {
   JobResult* result;
   bool window_paced_ = false;  // the schedule was started again at the window's opening
   FlowShare flow;              // plan.flow: this job's share; it leaves the flow when the job ends
+  DepthSearch depth;           // plan.depth_search: the depth new I/Os keep to
+  bool restart_pending = false;  // the search found its depth: figures start again once drained
 
   JobRun(const JobPlan& p, unsigned job, JobResult& out, const std::atomic<bool>* s)
-      : plan(p), work(p, job, out), stop(s), result(&out), flow(p.flow, p.flow_weight) {
+      : plan(p), work(p, job, out), stop(s), result(&out), flow(p.flow, p.flow_weight),
+        depth(p.spec->latency, p.slots) {
     for (int d = 0; d < 2; ++d) {
       pacer.set(d, p.rate_ns_num[d], p.rate_ns_den[d]);
       if (p.shape.rate_bytes[d]) pacer.set_bytes(d, p.shape.rate_bytes[d]);
@@ -116,6 +120,7 @@ struct JobRun {
 
   void start(uint64_t t0) {
     pacer.start(t0);
+    depth.start(t0);
     open_at = t0 + plan.ramp_ns;
     if (plan.runtime_ns) deadline = open_at + plan.runtime_ns;  // until the window opens (paced waits)
     // A size-bounded run without ramp measures all it does; any other opens at a completion.
@@ -179,6 +184,44 @@ struct JobRun {
         check(t, out);  // stops now if that deadline has passed
       }
     }
+    if (plan.rate_floor) check_min_rate(t);
+  }
+
+  // fio's check_min_rate, per direction that completed I/Os since the last batch: from 2 s into
+  // the measured part, a sample every ratecycle; the bytes (ratemin) or I/Os (rate_iops_min)
+  // since the last one, over the time since it, below the floor end the job (EIO). fio judges
+  // bytes where either rate or ratemin is set for the direction, else I/Os.
+  struct FloorSample {
+    uint64_t bytes = 0, ios = 0, at = 0, seen_ios = 0;
+  } floor_[2];
+  void check_min_rate(uint64_t t) {
+    if (stopping || !work.window().is_open() || t - work.window().start() < 2 * kNsPerSec) return;
+    const JobSpec& s = *plan.spec;
+    for (int d = 0; d < 2; ++d) {
+      if (!s.rate_min_bytes[d] && !s.rate_min_iops[d]) continue;
+      const DirectionStats& ds = d ? result->write : result->read;
+      FloorSample& f = floor_[d];
+      if (ds.ios == f.seen_ios) continue;  // fio asks only for a direction with bytes done
+      f.seen_ios = ds.ios;
+      if (f.bytes || f.ios) {
+        const uint64_t spent_ms = (t - f.at) / 1'000'000;
+        if (spent_ms < s.ratecycle_ms) continue;
+        const bool by_bytes = s.rate_bytes[d] || s.rate_min_bytes[d];
+        const uint64_t now = by_bytes ? ds.bytes : ds.ios, was = by_bytes ? f.bytes : f.ios;
+        const uint64_t floor = by_bytes ? s.rate_min_bytes[d] : s.rate_min_iops[d];
+        const uint64_t rate = spent_ms ? (now - was) * 1000 / spent_ms : 0;
+        if (rate < floor) {
+          work.under_rate(std::string(d ? "write" : "read") + (by_bytes ? " rate_min=" : " rate_iops_min=") +
+                          std::to_string(floor) + (by_bytes ? "B/s" : "") + " not met, got " + std::to_string(rate) +
+                          (by_bytes ? "B/s" : " IOPS") + " over " + std::to_string(spent_ms) + " ms");
+          stopping = true;
+          return;
+        }
+      }
+      f.bytes = ds.bytes;
+      f.ios = ds.ios;
+      f.at = t;
+    }
   }
 
   // steadystate attained: the window keeps its first k whole seconds; what completes after
@@ -189,6 +232,45 @@ struct JobRun {
     if (!work.window().end_after_seconds(k)) return;  // the deadline comes first
     deadline = work.window().deadline();
     work.refold();
+  }
+
+  // fio's latency_target, per completion (any, measured or not; total latency lat_ns).
+  void latency_completed(uint64_t lat_ns, bool measured) {
+    if (depth.completed(lat_ns, measured) == DepthSearch::Step::Fatal) {
+      work.over_latency(lat_ns, plan.spec->latency.target_ns);
+    }
+  }
+
+  // After each reaped batch (outside the ramp, as fio's lat_target_check), with `in_flight`
+  // I/Os still out: a window judged, or a drain the search waits for come to its end.
+  // A step that drains with nothing in flight any more (every I/O of the batch reaped, as at
+  // QD1) takes its next window at once: the loop ends where nothing is in flight and nothing may
+  // be issued, so the job would end there, its final run never run.
+  void latency_check(uint64_t t, uint32_t in_flight) {
+    if (stopping || !measuring) return;
+    if (!depth.quiescing()) {
+      switch (depth.check(t)) {
+        case DepthSearch::Step::FinalRun:
+          restart_pending = true;
+          break;
+        case DepthSearch::Step::Done:
+          stopping = true;  // what is in flight completes and is counted
+          stopped_at = t;
+          return;
+        default:
+          break;
+      }
+    }
+    if (!depth.quiescing() || in_flight) return;
+    if (restart_pending) {
+      // fio's reset_all_stats: the job's figures and its runtime start again here.
+      restart_pending = false;
+      work.restart_window(t);
+      if (plan.runtime_ns) deadline = work.window().deadline();
+      if (plan.paced) pacer.start_window(t);
+      cpu_start = thread_cpu();
+    }
+    depth.begin_cycle(t);
   }
 
   // The sync engine's wait for a capped I/O's time, in naps that let a stop in: the direction
@@ -209,6 +291,7 @@ struct JobRun {
 
   void finish(JobOutput& out) {
     flow.leave();
+    if (depth.on()) out.result->latency_depth = depth.depth();
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
     work.finish(reached_deadline);
     out.result->runtime_s = work.window().runtime_s();

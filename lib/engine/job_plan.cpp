@@ -87,6 +87,14 @@ void plan_shape(const JobSpec& spec, const Target& target, uint64_t region, JobP
     if (sh.min_bs[d] > sh.ba[d]) room -= std::min<uint64_t>(room, sh.min_bs[d] - sh.ba[d]);
     sh.lastb[d] = std::max<uint64_t>(1, room / sh.ba[d]);
     sh.zone_of[d] = zone_table(s, d, sh.lastb[d], sh.ba[d]);
+    if (s.distribution == Distribution::Zipf) {
+      const uint64_t terms = std::min<uint64_t>(sh.lastb[d], 10'000'000);
+      if (d == 1 && sh.lastb[1] == sh.lastb[0]) {
+        sh.zetan[1] = sh.zetan[0];
+      } else {
+        for (uint64_t i = 0; i < terms; ++i) sh.zetan[d] += std::pow(1.0 / static_cast<double>(i + 1), s.dist_value);
+      }
+    }
     if (s.variable_bs(d)) sh.rate_bytes[d] = spec.rate_bytes[d];
   }
   // fio's random map with several sizes: one map of the smallest size's blocks, both directions'.
@@ -129,12 +137,17 @@ JobPlan plan_jobs(const JobSpec& spec, const Target& target, const Region& reg) 
   p.shaped = spec.shape.any();
   p.logged = spec.logs.any();
   p.prioritized = spec.priority.any();
+  p.depth_search = spec.latency.target_ns != 0;
+  if (spec.engine == EngineKind::IoUring && spec.iodepth_low && spec.iodepth_low < spec.iodepth) p.depth_low = spec.iodepth_low;
+  p.depths = spec.io_depths;
+  p.rate_floor = spec.rate_min_bytes[0] || spec.rate_min_bytes[1] || spec.rate_min_iops[0] || spec.rate_min_iops[1];
   if (p.shaped) plan_shape(spec, target, region, p);
   p.randommap = is_random(spec.rw) && !spec.norandommap && !spec.shape.variable_bs() &&
                 spec.shape.distribution == Distribution::Uniform;
   p.verify = spec.verify != VerifyKind::None;
   p.verify_reads = p.verify && !does_writes(spec.rw);
-  p.track_writes = p.verify && does_writes(spec.rw) && spec.do_verify;
+  p.backlog = p.verify && does_writes(spec.rw) ? spec.verify_backlog : 0;
+  p.track_writes = p.verify && does_writes(spec.rw) && spec.do_verify && p.backlog == 0;
   p.continue_on_error = spec.continue_on_error;
   if (spec.engine == EngineKind::IoUring) {
     p.ring_flags = (spec.sqpoll ? IORING_SETUP_SQPOLL : 0u) | (spec.hipri ? IORING_SETUP_IOPOLL : 0u);

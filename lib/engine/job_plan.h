@@ -42,6 +42,9 @@ struct ShapePlan {
   uint32_t think_blocks = 1;
   uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;  // zonemode=strided (IoShape), bytes; 0 = none
   uint64_t rate_bytes[2] = {0, 0};  // rate= with several sizes: paced by each I/O's bytes
+  // fio's zipf: the sum of 1/i^theta over each direction's units, at most 10 million terms (fio's
+  // ZIPF_MAX_GEN), worked out once for every job.
+  double zetan[2] = {0, 0};
   // fio's random map over I/Os of several sizes (BlockMap, in min_bs blocks, both directions'):
   // each random I/O starts at a free block and is cut short at a done one.
   bool map = false;
@@ -76,6 +79,7 @@ struct JobPlan {
   // The first of this plan's jobs among all the jobs started together (run_group): job j of the
   // plan is the group's job first_job + j, which seeds its random offsets (fio's thread_number).
   unsigned first_job = 0;
+  unsigned group_jobs = 1;  // how many jobs run_group starts together (all members' numjobs)
   JobsDone* wait_for = nullptr;  // wait_for: these jobs start once every job counted there ended
   uint64_t runtime_ns = 0;      // measured part; 0 = until bytes_limit
   size_t seconds_capacity = 0;  // per-second slots preallocated
@@ -101,11 +105,20 @@ struct JobPlan {
   bool prioritized = false;  // JobSpec::priority: each I/O's ioprio drawn (Workload::pick_prio)
   uint32_t flow_weight = 0;
   uint64_t flow_sleep_ns = 0;
-  // The loops' extras path: any of rate caps, steadystate, a shape, logs, priorities or a flow.
-  bool extras() const { return paced || steady || shaped || logged || prioritized || flow != nullptr; }
+  bool depth_search = false;  // fio's latency_target: the depth in use is searched (DepthSearch)
+  bool rate_floor = false;    // fio's ratemin / rate_iops_min: JobRun::check_min_rate
+  uint32_t backlog = 0;       // fio's verify_backlog (sync engine): writes read back every this many
+  uint32_t depth_low = 0;     // fio's iodepth_low (io_uring): once full, refilled from this depth; 0 = kept full
+  bool depths = false;        // JobSpec::io_depths: each submit and reap counted (DepthStats)
+  // The loops' extras path: any of rate caps, steadystate, a shape, logs, priorities, a flow,
+  // a latency target or the depth counts.
+  bool extras() const {
+    return paced || steady || shaped || logged || prioritized || flow != nullptr || depth_search || rate_floor ||
+           backlog != 0 || depth_low != 0 || depths;
+  }
   // New I/Os started one at a time on the extras path (fill_paced, start_picked): each waits for
-  // its time or its flow share, or draws its own offset, length or priority.
-  bool one_at_a_time() const { return paced || shaped || prioritized || flow != nullptr; }
+  // its time, its flow share or the searched depth, or draws its own offset, length or priority.
+  bool one_at_a_time() const { return paced || shaped || prioritized || flow != nullptr || depth_search || depth_low != 0; }
   uint64_t device_id = 0;       // for every block header
   uint64_t run_id = 0;
 };

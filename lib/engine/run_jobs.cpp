@@ -85,6 +85,7 @@ std::vector<std::unique_ptr<WrittenBlocks>> make_written_maps(JobPlan& plan, uns
     if (it == maps.end()) {
       maps.push_back(std::make_unique<WrittenBlocks>(path, plan.region_start, plan.bs[1], j, plan.nblocks_dir[1]));
       it = maps.end() - 1;
+      (*it)->interval = plan.spec->verify_interval;
     }
     plan.written[j] = it->get();
     (*it)->writers++;
@@ -259,7 +260,7 @@ Status finish_member(Planned& m, const EngineOptions& opts, std::chrono::system_
   Results& r = m.results;
   r.started_at = iso8601_utc(started_at);
   merge_jobs(m.plan, m.outs, r);
-  r.verified = m.plan.verify_reads;
+  r.verified = m.plan.verify_reads || m.plan.backlog;
   if (m.plan.track_writes && !r.interrupted) {
     if (opts.before_verify) opts.before_verify();
     verify_pass(m.plan, m.written_maps, opts.stop, r);
@@ -286,6 +287,7 @@ Result<std::vector<Results>> run_group(const std::vector<GroupMember>& members, 
     first_job += m.spec->numjobs;
     all.push_back(std::move(*p));
   }
+  for (auto& m : all) m->plan.group_jobs = first_job;  // fio's thread_number: every job started together
   // fio's flow: one group per flow_id over the members run at once, every clone's weight in it.
   std::map<uint32_t, std::unique_ptr<engine::FlowGroup>> flows;
   for (auto& m : all) {

@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
+#include <vector>
 
 #include "job.h"
 
@@ -24,6 +26,44 @@ bool flow_wait(const JobPlan& plan, JobRun& run, JobOutput& out) {
   return true;
 }
 
+// Reads the whole I/O at `offset` into buf (a short read: what it got, or -errno).
+ssize_t read_whole(int fd, uint8_t* buf, uint32_t len, uint64_t offset) {
+  uint32_t done = 0;
+  while (done < len) {
+    ssize_t r = ::pread(fd, buf + done, len - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -errno;
+    if (r == 0) break;
+    done += static_cast<uint32_t>(r);
+  }
+  return done;
+}
+
+// fio's verify_backlog: the writes since the last batch read back, each checked and counted as
+// one of the job's reads (its latency the read's). The buffer then holds device data, so the
+// next write refills it.
+void verify_batch(const JobPlan& plan, JobRun& run, int fd, Slot& sl, std::vector<std::pair<uint64_t, uint32_t>>& batch,
+                  JobOutput& out) {
+  for (const auto& [offset, len] : batch) {
+    if (run.work.fatal()) break;
+    const uint64_t t0 = now_ns();
+    const ssize_t r = read_whole(fd, sl.buf, len, offset);
+    const uint64_t t = now_ns();
+    sl.held_read_data = true;
+    if (r < 0) {
+      run.work.failed(static_cast<int>(-r), false, offset);
+    } else {
+      run.work.backlog_check(sl.buf, static_cast<uint32_t>(r), len, offset);
+      const auto got = static_cast<uint32_t>(r);
+      if (run.work.completed(false, got, offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t)) && plan.logged) {
+        run.work.sample(false, got, offset, 0, t - t0, t, sl.ioprio);
+      }
+    }
+    run.check(t, out);
+  }
+  batch.clear();
+}
+
 // kExtras: rate caps, steadystate, a shaped plan or logs are on; without them the loop is the same code as before
 // they existed (the counted instructions per I/O, issue 15).
 template <bool kExtras>
@@ -33,6 +73,8 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
   uint64_t t = now_ns();
   uint64_t t0 = t;
   bool again = false;
+  std::vector<std::pair<uint64_t, uint32_t>> backlog;  // plan.backlog: writes not yet read back
+  if constexpr (kExtras) backlog.reserve(plan.backlog);
   // The rest of a short I/O (sl.done > 0) is sent even when stopping: the I/O is not over.
   while (!run.stopping || (again && sl.done > 0)) {
     if (!again) {
@@ -67,13 +109,27 @@ Status sync_run(const JobPlan& plan, JobRun& run, int fd, uint8_t* buf, JobOutpu
       [[maybe_unused]] const bool measured = run.work.completed(sl.write, sl.done, sl.offset, sl.buf, t0, 0, t - t0, t, run.work.second_of(t));
       if constexpr (kExtras) {
         if (measured && plan.logged) run.work.sample(sl.write, sl.done, sl.offset, 0, t - t0, t, sl.ioprio);
+        if (measured && plan.depths) {  // fio's sync engines: each I/O submitted and completed alone
+          out.result->depths.submitted(1, 1);
+          out.result->depths.reaped(1);
+        }
+        if (plan.depth_search) run.latency_completed(t - t0, measured);
+        if (plan.backlog && sl.write) {
+          backlog.emplace_back(sl.offset, sl.done);
+          if (backlog.size() >= plan.backlog) verify_batch(plan, run, fd, sl, backlog, out);
+        }
         run.after_io(out);
       }
     }
     run.check(t, out);
-    if constexpr (kExtras) run.extras(t, out);
+    if constexpr (kExtras) {
+      run.extras(t, out);
+      if (plan.depth_search) run.latency_check(t, 0);
+    }
   }
   if (again) run.work.dropped(sl.write, sl.offset);  // -EAGAIN'd at the stop, not sent again
+  // The writes of the last, short batch: read back too, unless a signal or an error stopped the job.
+  if (!backlog.empty() && !out.stopped && !run.work.fatal()) verify_batch(plan, run, fd, sl, backlog, out);
   run.finish(out);
   return Ok{};
 }

@@ -107,6 +107,7 @@ class UringJob {
   uint32_t held_ = kNone;    // rate caps: the slot of an I/O waiting for its time
   bool held_drawn_ = false;  // the direction rwmixread drew for it
   bool flow_held_ = false;   // it waits for the job's share of its flow (fio's flow), not for a time
+  bool draining_ = false;    // plan_.depth_low: the queue was full; no new I/O until it drained to it
   bool ext_arg_ = false;    // the kernel takes a timeout with io_uring_enter (IORING_FEAT_EXT_ARG)
   uint32_t async_every_ = 0, async_count_ = 0;  // IOSQE_ASYNC on every async_every_-th SQE
   uint64_t reaped_ = 0;                         // CQEs seen, for the probe
@@ -114,7 +115,11 @@ class UringJob {
   uint32_t chunk_ = kAllAtOnce;                 // SQEs per io_uring_enter at most (plan_.submit_chunk)
   bool watching_ = false;                       // plan_.chunk_watch, until the watch ends
   uint64_t watch_until_ = 0, watch_rounds_ = 0, watch_in_flight_ = 0;
+  // I/Os submitted and not yet reaped (completed ones in the CQ included, as fio's cur_depth).
+  uint32_t in_flight() const { return plan_.slots - nfree_ - nretry_ - nrest_; }
+  unsigned drain_limit(unsigned head, unsigned tail) const;  // plan_.depth_low: where this reap ends
   AsyncProbeRun probe_;
+  DepthStats depths_;  // plan_.depths: fio's IO depths figures, of the measured window
 };
 
 }  // namespace diskprobe::engine

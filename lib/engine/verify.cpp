@@ -13,9 +13,27 @@
 
 namespace diskprobe {
 
-const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id, uint64_t* seq) {
+const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id, uint64_t* seq,
+                        uint32_t interval, uint32_t* bad_at) {
+  if (bad_at) *bad_at = 0;
+  if (interval && interval < bs) {
+    uint64_t first = 0;
+    for (uint32_t c = 0; c < bs; c += interval) {
+      uint64_t s = 0;
+      const char* why = check_block(block + c, interval, offset + c, run_id, &s);
+      if (!why && c > 0 && s != first) why = "chunks of two writes in one block (torn write)";
+      if (why) {
+        if (bad_at) *bad_at = c;
+        return why;
+      }
+      if (c == 0) first = s;
+    }
+    if (seq) *seq = first;
+    return nullptr;
+  }
   auto h = decode_block_header(block, bs);
   if (!h) return "no diskprobe header (magic or version wrong)";
+  if (h->version == kContentHeaderVersion) return "a content block (dedupe or compress buffers): nothing to check it by";
   if (h->offset != offset) return "header names another offset (misplaced write)";
   if (run_id != 0 && h->run_id != run_id) return "block from another run (write lost)";
   if (h->crc32c == 0) return "written without a checksum (no --verify on the write run)";
@@ -120,8 +138,9 @@ Status verify_written(const WrittenBlocks& w, bool direct, uint64_t run_id, Veri
         continue;
       }
       uint64_t seq = 0;
-      if (const char* why = check_block(buf.get() + i * w.bs, w.bs, block_off, run_id, &seq)) {
-        out.add_mismatch(job, block_off, why);
+      uint32_t at = 0;
+      if (const char* why = check_block(buf.get() + i * w.bs, w.bs, block_off, run_id, &seq, w.interval, &at)) {
+        out.add_mismatch(job, block_off + at, why);
       } else if (w.order.kind != WriteOrder::Kind::Unknown) {
         stale_check(w, first + i, seq, block_off, out);
       }

@@ -18,8 +18,11 @@ namespace diskprobe {
 // checksum that matches; otherwise what is wrong, as static text. run_id 0 accepts any run
 // (a read workload checks data an earlier run wrote); otherwise it must match (a lost write
 // leaves the previous run's block behind, intact but stale).
+// With interval (verify_interval, dividing bs), each chunk of that many bytes carries its own
+// header and checksum, all of one write (the same seq); *bad_at is then where in the block the
+// first wrong chunk starts.
 const char* check_block(const uint8_t* block, uint32_t bs, uint64_t offset, uint64_t run_id,
-                        uint64_t* seq = nullptr);
+                        uint64_t* seq = nullptr, uint32_t interval = 0, uint32_t* bad_at = nullptr);
 
 // The order one job laid its writes over the region, kept instead of a sequence number per
 // block: write seq s (1-based) was the s-th the job issued, and writes walk the region's n
@@ -49,6 +52,7 @@ struct WrittenBlocks {
   uint32_t bs = 0;
   unsigned first_job = 0;  // named in mismatches
   unsigned writers = 0;    // jobs writing this file; with one, `order` says which write was last
+  uint32_t interval = 0;   // verify_interval: each chunk of a block checked on its own (0: the block)
   WriteOrder order;
   size_t words = 0;
   std::unique_ptr<std::atomic<uint64_t>[]> bits;

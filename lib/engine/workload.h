@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -48,6 +50,25 @@ class Workload {
     bs_[1] = p.bs[1];
     randommap_ = p.randommap;
     verify_ = p.verify;
+    content_ = spec_.content.any();
+    if (spec_.shape.distribution == Distribution::Zipf || spec_.shape.distribution == Distribution::Pareto ||
+        spec_.shape.distribution == Distribution::Normal) {
+      uint64_t x = rng_.next();
+      dist_rng_ = Rng(splitmix64(x));
+      dist_rand_off_ = dist_u32();  // fio: zs->rand_off = __rand() at init
+    }
+    if (content_) {
+      uint64_t x = rng_.next();
+      content_base_ = splitmix64(x);
+      dedupe_rng_ = Rng(splitmix64(x));
+      // dedupe_global: every job's contents from a base any job of the run can work out (base_of),
+      // so a duplicate of another job's page is that page.
+      uint64_t g = p.run_id ^ 0x636f6e74656e74ull;  // "content"
+      global_base_ = splitmix64(g);
+      job_index_ = p.first_job + job;
+      working_set_pages_ = std::max<uint64_t>(1, p.nblocks_dir[1] * spec_.content.working_set_percentage / 100);
+      if (spec_.content.dedupe_global) content_base_ = base_of(job_index_);
+    }
   }
 
   // True once this job has issued its `size` bytes (never for time_based runs).
@@ -151,17 +172,29 @@ class Workload {
   // Fresh random data when asked (refill_buffers) or when a read left the device's data in
   // the buffer; then the header: two stores.
   void prepare_write(uint8_t* buf, uint64_t offset, bool held_read_data) {
-    if (spec_.refill_buffers || held_read_data) rng_.fill(buf, fill_bytes_);
+    if (content_) [[unlikely]] return fill_content(buf);
+    if (spec_.refill_buffers || held_read_data) fill_initial(buf, fill_bytes_);
     BlockHeader h;
     h.device_id = p_.device_id;
     h.run_id = p_.run_id;
     h.offset = offset;
     h.seq = ++write_seq_;
     encode_block_header(buf, h);  // bs >= 512 > kBlockHeaderBytes: validate() guarantees it
-    if (p_.verify) store_block_checksum(buf, p_.bs[1]);  // only the crc field changes
+    if (p_.verify) {
+      if (spec_.verify_interval) {
+        stamp_chunks(buf, h);
+      } else {
+        store_block_checksum(buf, p_.bs[1]);  // only the crc field changes
+      }
+    }
   }
 
-  void fill_initial(uint8_t* buf, size_t len) { rng_.fill(buf, len); }
+  // Random data, or verify_pattern repeated.
+  void fill_initial(uint8_t* buf, size_t len) {
+    const auto& pat = spec_.verify_pattern;
+    if (pat.empty()) return rng_.fill(buf, len);
+    for (size_t i = 0; i < len; ++i) buf[i] = pat[i % pat.size()];
+  }
 
   // The second of the window (see MeasuredWindow) that completions reaped at `t` belong to;
   // -1 before it opened. Called once per reaped batch.
@@ -265,6 +298,51 @@ class Workload {
     if (written_) written_->clear((offset - p_.region_start) / p_.bs[1]);
   }
 
+  // fio's latency_target at percentile 100: an I/O over the target at depth 1 ends the job with
+  // ETIMEDOUT, as fio's lat_fatal.
+  void over_latency(uint64_t lat_ns, uint64_t target_ns) {
+    if (out_.errors.first_errno == 0) out_.errors.first_errno = ETIMEDOUT;
+    stop_on("latency of " + std::to_string(lat_ns) + " ns exceeds latency_target (" + std::to_string(target_ns) +
+            " ns) at depth 1");
+  }
+
+  // fio's verify_backlog: a write read back (`got` of its `len` bytes) checked as it was written.
+  void backlog_check(const uint8_t* buf, uint32_t got, uint32_t len, uint64_t offset) {
+    out_.verify.blocks_checked++;
+    uint32_t at = 0;
+    const char* why = got < len ? "read back short" : check_block(buf, len, offset, p_.run_id, nullptr, spec_.verify_interval, &at);
+    if (!why) return;
+    if (spec_.verify_dump) dump_block(buf, got, offset);
+    offset += at;
+    out_.verify.add_mismatch(out_.job, offset, why);
+    ContinueOnError c = p_.continue_on_error;
+    if (c != ContinueOnError::Verify && c != ContinueOnError::All) {
+      stop_on("verify mismatch at offset " + std::to_string(offset) + ": " + why);
+    }
+  }
+
+  // fio's ratemin / rate_iops_min not met (JobRun::check_min_rate): the job fails with EIO.
+  void under_rate(const std::string& what) {
+    if (out_.errors.first_errno == 0) out_.errors.first_errno = EIO;
+    stop_on(what);
+  }
+
+  // fio's reset_all_stats (latency_target's final run): what was measured so far is dropped and
+  // the window opens again at t; nothing is in flight.
+  void restart_window(uint64_t t) {
+    for (auto* d : {&out_.read, &out_.write}) {
+      d->ios = 0;
+      d->bytes = 0;
+      d->slat = Histogram{};
+      d->clat = Histogram{};
+      d->lat = Histogram{};
+      std::fill(d->ios_per_second.begin(), d->ios_per_second.end(), 0);
+    }
+    out_.samples.clear();
+    window_ = MeasuredWindow(p_.runtime_ns);
+    window_.open(t);
+  }
+
   // An I/O left unsent at the stop (-EAGAIN'd, not sent again).
   void dropped(bool write, uint64_t offset) {
     if (write) unlog(offset);
@@ -331,12 +409,26 @@ class Workload {
     }
     if (!p_.verify_reads) return;
     out_.verify.blocks_checked++;
-    if (const char* why = check_block(buf, p_.bs[0], offset, 0)) {
+    uint32_t at = 0;
+    if (const char* why = check_block(buf, p_.bs[0], offset, 0, nullptr, spec_.verify_interval, &at)) {
+      if (spec_.verify_dump) dump_block(buf, p_.bs[0], offset);
+      offset += at;  // verify_interval: the chunk that is wrong
       out_.verify.add_mismatch(out_.job, offset, why);
       ContinueOnError c = p_.continue_on_error;
       if (c != ContinueOnError::Verify && c != ContinueOnError::All) {
         stop_on("verify mismatch at offset " + std::to_string(offset) + ": " + why);
       }
+    }
+  }
+
+  // fio's verify_dump: the block as read, in the working directory as NAME.OFFSET.received (fio's
+  // name; its .expected is not written: diskprobe's data is checked by checksum, not regenerated).
+  void dump_block(const uint8_t* buf, uint32_t len, uint64_t offset) {
+    const std::string path = spec_.name + "." + std::to_string(offset) + ".received";
+    if (FILE* f = std::fopen(path.c_str(), "wb")) {
+      std::fwrite(buf, 1, len, f);
+      std::fclose(f);
+      out_.verify.dumped.push_back(path);
     }
   }
 
@@ -405,6 +497,73 @@ class Workload {
     if (last_pos_[w] >= zone_start_ + sh.zone_range) last_pos_[w] = zone_start_;
   }
 
+  // fio's buffer_compress_percentage and dedupe_percentage (JobSpec::content): which content this
+  // write carries, as fio's get_buf_state picks it (a draw of 1..100 against the percentage: a
+  // repeat of earlier content, else the job's next fresh content), then the content itself.
+  void fill_content(uint8_t* buf) {
+    const BufferContent& c = spec_.content;
+    uint64_t base = content_base_, page = 0;
+    if (c.dedupe_percentage == 100) {
+      // fio: every buffer the same one, whatever the mode.
+    } else if (c.dedupe_percentage && dedupe_rng_.below(100) < c.dedupe_percentage && (c.working_set || fresh_ > 0)) {
+      if (c.working_set) {
+        page = dedupe_rng_.below(working_set_pages_);
+        if (c.dedupe_global) {
+          // fio 3.33 spreads a global working set evenly over the jobs: this job's pages, a run of
+          // pages_per_seed of them, then the next job's first as many, and so on round the jobs.
+          const uint64_t jobs = std::max(1u, p_.group_jobs);
+          const uint64_t per = std::max<uint64_t>(working_set_pages_ / jobs, 1);
+          base = base_of((job_index_ + page / per) % jobs);
+          page %= per;
+        }
+      } else {
+        page = fresh_ - 1;  // repeat: the previous fresh write's content
+      }
+    } else {
+      page = fresh_++;
+    }
+    write_content(buf, base, page);
+  }
+
+  uint64_t base_of(uint64_t job) const {
+    uint64_t x = global_base_ ^ ((job + 1) * 0xd1b54a32d192ed03ull);
+    return splitmix64(x);
+  }
+
+  // One content, from its key alone: each compress_chunk its random part (from the chunk's own
+  // seed, as fio seeds each chunk) then zeros; the content header over the first bytes.
+  void write_content(uint8_t* buf, uint64_t base, uint64_t page) const {
+    const BufferContent& c = spec_.content;
+    uint64_t x = base ^ (page * 0x9e3779b97f4a7c15ull);
+    const uint64_t key = splitmix64(x);
+    const uint32_t bs = p_.bs[1], chunk = std::min(c.compress_chunk ? c.compress_chunk : bs, bs);
+    const uint32_t random_len = static_cast<uint32_t>(uint64_t{chunk} * (100 - c.compress_percentage) / 100);
+    for (uint32_t at = 0, n = 0; at < bs; at += chunk, ++n) {
+      const uint32_t len = std::min(chunk, bs - at), r = std::min(random_len, len);
+      Rng chunk_rng(key + n);
+      chunk_rng.fill(buf + at, r);
+      std::memset(buf + at + r, 0, len - r);
+    }
+    BlockHeader h;
+    h.version = kContentHeaderVersion;
+    h.device_id = p_.device_id;
+    h.run_id = p_.run_id;
+    h.offset = key;
+    h.seq = 0;
+    encode_block_header(buf, h);
+  }
+
+  // verify_interval: each chunk of the block its own header (its offset) and checksum.
+  void stamp_chunks(uint8_t* buf, BlockHeader h) {
+    const uint32_t step = spec_.verify_interval;
+    const uint64_t at = h.offset;
+    for (uint32_t c = 0; c < p_.bs[1]; c += step) {
+      h.offset = at + c;
+      encode_block_header(buf + c, h);
+      store_block_checksum(buf + c, step);
+    }
+  }
+
   // The walk ended: exhausted() from now on.
   bool over_walk() {
     limit_ = issued_;
@@ -438,11 +597,64 @@ class Workload {
   // draw inside the zone a draw of 0..99 picks (fio's zoned: the zone's share of the I/Os).
   uint64_t random_unit(bool w) {
     const ShapePlan& sh = p_.shape;
+    switch (spec_.shape.distribution) {
+      case Distribution::Zipf: return zipf_unit(w);
+      case Distribution::Pareto: return pareto_unit(w);
+      case Distribution::Normal: return normal_unit(w);
+      default: break;
+    }
     if (!sh.zone_of[w].empty()) {
       const auto& z = sh.zone_of[w][rng_.below(sh.zone_of[w].size())];
       return z.first + rng_.below(z.second);
     }
     return randommap_ ? perm_[w].next() : rng_.below(sh.lastb[w]);
+  }
+
+  // fio's zipf, pareto and normal (lib/zipf.c, lib/gauss.c), unit for unit: a 32-bit uniform draw
+  // turned into a rank, the rank scattered by fio's __hash_u64 (a multiply by 2^64 / phi), then
+  // moved by the centre (zipf and pareto: a random one unless random_center says) modulo the
+  // units. The draws come from their own stream (fio's zipf/gauss state).
+  uint32_t dist_u32() { return static_cast<uint32_t>(dist_rng_.next() >> 32); }
+  static uint64_t fio_hash(uint64_t v) { return v * 0x61C8864680B583EBull; }
+  uint64_t dist_offset(uint64_t n) const {
+    return spec_.shape.dist_center < 0 ? dist_rand_off_ : static_cast<uint64_t>(static_cast<double>(n) * spec_.shape.dist_center);
+  }
+  uint64_t zipf_unit(bool w) {
+    const ShapePlan& sh = p_.shape;
+    const uint64_t n = sh.lastb[w];
+    const double theta = spec_.shape.dist_value, zetan = sh.zetan[w];
+    const double zeta2 = 1.0 + std::pow(0.5, theta), alpha = 1.0 / (1.0 - theta);
+    const double eta = (1.0 - std::pow(2.0 / static_cast<double>(n), 1.0 - theta)) / (1.0 - zeta2 / zetan);
+    const double u = static_cast<double>(dist_u32()) / 4294967295.0, z = u * zetan;
+    uint64_t val = z < 1.0 ? 1 : z < 1.0 + std::pow(0.5, theta) ? 2 : 1 + static_cast<uint64_t>(static_cast<double>(n) * std::pow(eta * u - eta + 1.0, alpha));
+    return (fio_hash(val - 1) + dist_offset(n)) % n;
+  }
+  uint64_t pareto_unit(bool w) {
+    const uint64_t n = p_.shape.lastb[w];
+    const double h = spec_.shape.dist_value, power = std::log(h) / std::log(1.0 - h);
+    const double u = static_cast<double>(dist_u32()) / 4294967295.0;
+    const auto rank = static_cast<uint64_t>(static_cast<double>(n - 1) * std::pow(u, power));
+    return (fio_hash(rank) + dist_offset(n)) % n;
+  }
+  uint64_t normal_unit(bool w) {
+    const uint64_t n = p_.shape.lastb[w];
+    uint64_t sum = 0;
+    for (int i = 0; i < 12; ++i) sum += dist_u32() % (n + 1);
+    sum = (sum + 11) / 12;
+    const double dev_pct = spec_.shape.dist_value;
+    if (dev_pct != 0.0) {
+      auto stddev = static_cast<uint32_t>(std::ceil(static_cast<double>(n) * dev_pct / 100.0));
+      stddev = static_cast<uint32_t>(std::min<uint64_t>(stddev, n / 2));
+      if (stddev) {
+        int dev = static_cast<int>(stddev * (static_cast<double>(dist_u32()) / 4294967296.0)) - static_cast<int>(stddev / 2);
+        while (static_cast<uint64_t>(static_cast<int64_t>(dev)) + sum >= n) dev /= 2;
+        sum += static_cast<uint64_t>(static_cast<int64_t>(dev));
+      }
+    }
+    // fio's centre here is n x (center - 0.5), kept in an unsigned int (0 without one).
+    const double c = spec_.shape.dist_center;
+    const uint32_t off = c < 0 ? 0 : static_cast<uint32_t>(static_cast<int64_t>(static_cast<double>(n) * (c - 0.5)));
+    return (fio_hash(sum) + off) % n;
   }
 
   // fio's get_next_buflen: bssplit's size for a draw (the first whose cumulative share holds
@@ -491,6 +703,11 @@ class Workload {
   const JobSpec& spec_;
   Rng rng_;
   Rng prio_rng_{0x70726f6972697479ull};  // cmdprio's draws, apart from the offsets' (as fio's own state)
+  Rng dedupe_rng_{0x6465647570650000ull};
+  Rng dist_rng_{0x7a697066ull};     // zipf, pareto, normal draws (fio's zipf/gauss state)
+  uint64_t dist_rand_off_ = 0;     // their random centre (fio's rand_off)  // dedupe_percentage's draws and working-set picks (fio's dedupe_state)
+  bool content_ = false;                   // JobSpec::content: each write's buffer from fill_content
+  uint64_t content_base_ = 0, global_base_ = 0, fresh_ = 0, working_set_pages_ = 1, job_index_ = 0;
   JobResult& out_;
   bool mixed_ = false, random_ = false, writes_only_ = false;
   // Copies of the plan's per-I/O fields: read through p_ they cost a load of p_ each time,

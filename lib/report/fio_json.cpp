@@ -2,6 +2,7 @@
 
 #include "diskprobe/report/report.h"
 #include "diskprobe/report/report_keys.h"
+#include "diskprobe/base/units.h"
 
 #include <cmath>
 #include <cstdio>
@@ -21,11 +22,10 @@ constexpr const char* kFioSchemaVersion = "fio-3.33";
 // Keys fio writes that diskprobe does not measure; they hold what fio writes when it has no
 // figure (0), never an estimate (README "fio's JSON"):
 //   per direction: drop_ios; the whole "trim" and "sync" objects;
-//   per job: majf, minf, iodepth_level, iodepth_submit, iodepth_complete, latency_target,
-//   latency_window; usr_cpu, sys_cpu and ctx of a job listed on its own (numjobs > 1 without
+//   per job: majf, minf; iodepth_level, iodepth_submit and iodepth_complete where the spec did
+//   not count them (JobSpec::io_depths: diskprobe fio's jobs do); latency_target,
+//   latency_window without a target; usr_cpu, sys_cpu and ctx of a job listed on its own (numjobs > 1 without
 //   group_reporting: CPU time is measured for the whole process only).
-constexpr const char* kIodepthLevels[] = {"1", "2", "4", "8", "16", "32", ">=64"};
-constexpr const char* kIodepthBatches[] = {"0", "4", "8", "16", "32", "64", ">=64"};
 
 uint64_t ms_of(double s) { return static_cast<uint64_t>(std::llround(s * 1000.0)); }
 
@@ -116,9 +116,10 @@ json empty_direction(const std::vector<double>& pcts) {
   return direction_json(DirectionStats{}, 0, 0, 0, pcts, false);
 }
 
-json depth_map(const char* const (&keys)[7]) {
+// Each bucket's share of `total` as fio's JSON has it; all 0 where nothing was counted.
+json depth_map(const char* const (&keys)[7], const std::array<uint64_t, 7>& map, uint64_t total) {
   json m = json::object();
-  for (const char* k : keys) m[k] = 0.0;
+  for (size_t i = 0; i < 7; ++i) m[keys[i]] = DepthStats::percent(map[i], total);
   return m;
 }
 
@@ -166,6 +167,31 @@ json options_json(const RunReport& rep) {
     }
   }
   if (s.rate_poisson) o["rate_process"] = "poisson";
+  if (s.iodepth_low && s.iodepth_low < s.iodepth) o["iodepth_low"] = std::to_string(s.iodepth_low);
+  for (const auto& [name, floor] : {std::pair{"ratemin", s.rate_min_bytes}, std::pair{"rate_iops_min", s.rate_min_iops}}) {
+    if (floor[0] == floor[1] && floor[0]) {
+      o[name] = std::to_string(floor[0]);
+    } else if (floor[0] || floor[1]) {
+      o[name] = (floor[0] ? std::to_string(floor[0]) : "") + "," + (floor[1] ? std::to_string(floor[1]) : "");
+    }
+  }
+  if (s.content.compress_percentage) o["buffer_compress_percentage"] = std::to_string(s.content.compress_percentage);
+  if (s.content.dedupe_percentage) {
+    o["dedupe_percentage"] = std::to_string(s.content.dedupe_percentage);
+    o["dedupe_mode"] = s.content.working_set ? "working_set" : "repeat";
+    if (s.content.dedupe_global) o["dedupe_global"] = "1";
+  }
+  if (!s.numa.cpu_nodes.empty()) o["numa_cpu_nodes"] = format_cpu_list(s.numa.cpu_nodes);
+  if (s.numa.mem != NumaPolicy::Mem::Unset) {
+    std::string m = to_string(s.numa.mem);
+    if (!s.numa.mem_nodes.empty()) m += ":" + format_cpu_list(s.numa.mem_nodes);
+    o["numa_mem_policy"] = m;
+  }
+  if (s.latency.target_ns) {
+    o["latency_target"] = std::to_string(s.latency.target_ns / 1000);
+    if (s.latency.window_ns) o["latency_window"] = std::to_string(s.latency.window_ns / 1000);
+    if (s.latency.percentile != 100.0) o["latency_percentile"] = seconds_option(s.latency.percentile);  // "%g", as fio echoes it
+  }
   if (s.flow) o["flow"] = std::to_string(s.flow);
   if (s.flow_id) o["flow_id"] = std::to_string(s.flow_id);
   if (s.flow_sleep_us) o["flow_sleep"] = std::to_string(s.flow_sleep_us);
@@ -207,6 +233,8 @@ struct JobFigures {
   const ErrorStats& errors;
   double runtime_s;
   const CpuUsage* cpu;  // null: not measured for this job alone
+  uint32_t latency_depth;  // latency_target's search: the depth it ended at; 0: none
+  const DepthStats& depths;
 };
 
 json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
@@ -237,14 +265,15 @@ json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
   j["ctx"] = f.cpu ? f.cpu->voluntary_ctx + f.cpu->involuntary_ctx : 0;
   j["majf"] = 0;
   j["minf"] = 0;
-  j["iodepth_level"] = depth_map(kIodepthLevels);
-  j["iodepth_submit"] = depth_map(kIodepthBatches);
-  j["iodepth_complete"] = depth_map(kIodepthBatches);
+  j["iodepth_level"] = depth_map(report_key::kIodepthLevels, f.depths.level, f.depths.ios);
+  j["iodepth_submit"] = depth_map(report_key::kIodepthBatches, f.depths.submit, f.depths.submits);
+  j["iodepth_complete"] = depth_map(report_key::kIodepthBatches, f.depths.complete, f.depths.completes);
   j.update(fio_latency_distribution_json(completion_latency(f.read, f.write)));
-  j["latency_depth"] = rep.spec.engine == EngineKind::Sync ? 1 : rep.spec.iodepth;
-  j["latency_target"] = 0;
-  j["latency_percentile"] = 100.0;
-  j["latency_window"] = 0;
+  const LatencyTarget& lt = rep.spec.latency;
+  j["latency_depth"] = f.latency_depth ? f.latency_depth : rep.spec.engine == EngineKind::Sync ? 1 : rep.spec.iodepth;
+  j["latency_target"] = lt.target_ns;
+  j["latency_percentile"] = lt.target_ns ? lt.percentile : 100.0;
+  j["latency_window"] = lt.target_ns ? lt.window_ns / 1000 : 0;
   // The group's, on each job listed: diskprobe judges the jobs together (fio's group_reporting).
   if (r.steadystate.checked) j["steadystate"] = fio_steadystate_json(rep);
   return j;
@@ -311,11 +340,13 @@ json to_fio_json(const RunReport& rep, bool plus) {
   json jobs = json::array();
   // fio lists each job, or with group_reporting one entry for all of them.
   if (rep.spec.group_reporting || r.jobs.size() < 2) {
-    jobs.push_back(job_json(rep, {rep.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu}, plus));
+    const uint32_t depth = r.jobs.empty() ? 0 : r.jobs.front().latency_depth;
+    jobs.push_back(job_json(rep, {rep.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu, depth, r.depths}, plus));
   } else {
     for (const auto& job : r.jobs) {
       jobs.push_back(
-          job_json(rep, {rep.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr}, plus));
+          job_json(rep, {rep.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr, job.latency_depth, job.depths},
+                   plus));
     }
   }
   j["jobs"] = jobs;

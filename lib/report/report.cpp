@@ -469,6 +469,7 @@ void verify_text(std::string& out, const Results& r, const JobSpec& spec) {
   if (v.mismatches > v.first.size()) {
     appendf(out, "    ... and %llu more\n", static_cast<unsigned long long>(v.mismatches - v.first.size()));
   }
+  for (const auto& f : v.dumped) appendf(out, "    dumped: %s (the block as read)\n", f.c_str());
 }
 
 json job_direction_json(const DirectionStats& d, double runtime_s) {
@@ -642,6 +643,23 @@ void per_job_text(std::string& out, const Results& r, const JobSpec& spec, int g
 
 namespace {
 
+// fio's "IO depths", "submit", "complete" and "issued rwts" lines (DepthStats).
+void depths_text(std::string& out, const Results& r) {
+  const DepthStats& d = r.depths;
+  auto line = [&](const char* head, const char* const (&keys)[7], const std::array<uint64_t, 7>& map, uint64_t total) {
+    out += head;
+    for (size_t i = 0; i < 7; ++i) appendf(out, "%s%s=%3.1f%%", i ? ", " : "", keys[i], DepthStats::percent(map[i], total));
+    out += "\n";
+  };
+  line("  IO depths    : ", report_key::kIodepthLevels, d.level, d.ios);
+  line("     submit    : ", report_key::kIodepthBatches, d.submit, d.submits);
+  line("     complete  : ", report_key::kIodepthBatches, d.complete, d.completes);
+  appendf(out, "     issued rwts: total=%llu,%llu,0,0 short=%llu,%llu,0,0 dropped=0,0,0,0\n",
+          static_cast<unsigned long long>(r.read.ios), static_cast<unsigned long long>(r.write.ios),
+          static_cast<unsigned long long>(r.errors.short_read.count),
+          static_cast<unsigned long long>(r.errors.short_write.count));
+}
+
 // A job's part of fio's text: its option line, figures, latency distribution, cpu, errors.
 void job_text(std::string& out, const RunReport& rep) {
   const Results& r = rep.results;
@@ -662,6 +680,14 @@ void job_text(std::string& out, const RunReport& rep) {
   appendf(out, "  cpu          : usr=%.2f%%, sys=%.2f%%, ctx=%llu\n",
           cpu_s > 0 ? 100.0 * r.cpu.user_s / cpu_s : 0.0, cpu_s > 0 ? 100.0 * r.cpu.sys_s / cpu_s : 0.0,
           static_cast<unsigned long long>(r.cpu.voluntary_ctx + r.cpu.involuntary_ctx));
+  if (s.io_depths) depths_text(out, r);
+  if (s.latency.target_ns) {
+    // fio's line: target in ns, window in us, the depth the search ended at.
+    const uint32_t d = r.jobs.empty() ? 0 : r.jobs.front().latency_depth;
+    appendf(out, "     latency   : target=%llu, window=%llu, percentile=%.2f%%, depth=%u\n",
+            static_cast<unsigned long long>(s.latency.target_ns), static_cast<unsigned long long>(s.latency.window_ns / 1000),
+            s.latency.percentile, d);
+  }
   errors_text(out, r.errors);
   verify_text(out, r, s);
 }

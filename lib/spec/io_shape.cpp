@@ -146,8 +146,26 @@ Result<DistributionSpec> parse_random_distribution(std::string_view text) {
   const size_t colon = text.find(':');
   const std::string_view kind = text.substr(0, colon);
   if (kind == "zipf" || kind == "pareto" || kind == "normal" || kind == "gauss") {
-    return make_error("random_distribution=" + std::string(kind) +
-                      " is not implemented (diskprobe runs random, zoned and zoned_abs)");
+    // fio's zipf:THETA, pareto:H, normal:DEV[%], each with an optional :CENTER (0..1).
+    const char* use = kind == "zipf" ? "use zipf:THETA[:CENTER], THETA above 0 and not 1, like zipf:1.2"
+                      : kind == "pareto" ? "use pareto:H[:CENTER], H between 0 and 1, like pareto:0.9"
+                                         : "use normal:DEV[:CENTER], DEV a percentage, like normal:10";
+    if (colon == std::string_view::npos) return make_error(use);
+    auto parts = split(text.substr(colon + 1), ':');
+    if (parts.empty() || parts.size() > 2) return make_error(use);
+    auto v = parse_decimal(parts[0]);
+    if (!v) return make_error(use);
+    if (kind == "zipf" && (*v <= 0 || *v == 1.0)) return make_error(use);
+    if (kind == "pareto" && (*v <= 0 || *v >= 1.0)) return make_error(use);
+    if ((kind == "normal" || kind == "gauss") && *v > 100) return make_error(use);
+    if (parts.size() == 2) {
+      auto c = parse_decimal(parts[1]);
+      if (!c || *c > 1.0) return make_error(std::string(use) + " (CENTER from 0 to 1)");
+      out.center = *c;
+    }
+    out.kind = kind == "zipf" ? Distribution::Zipf : kind == "pareto" ? Distribution::Pareto : Distribution::Normal;
+    out.value = *v;
+    return out;
   }
   if ((kind != "zoned" && kind != "zoned_abs") || colon == std::string_view::npos) {
     return make_error("use random, zoned:ACCESS/SIZE:... or zoned_abs:ACCESS/SIZE:...");
@@ -166,6 +184,17 @@ Result<DistributionSpec> parse_random_distribution(std::string_view text) {
 
 std::string random_distribution_text(const IoShape& s) {
   if (s.distribution == Distribution::Uniform) return "random";
+  if (s.distribution == Distribution::Zipf || s.distribution == Distribution::Pareto ||
+      s.distribution == Distribution::Normal) {
+    char buf[64];
+    const char* k = s.distribution == Distribution::Zipf ? "zipf" : s.distribution == Distribution::Pareto ? "pareto" : "normal";
+    if (s.dist_center >= 0) {
+      std::snprintf(buf, sizeof buf, "%s:%g:%g", k, s.dist_value, s.dist_center);
+    } else {
+      std::snprintf(buf, sizeof buf, "%s:%g", k, s.dist_value);
+    }
+    return buf;
+  }
   const bool abs = s.distribution == Distribution::ZonedAbs;
   std::string t = abs ? "zoned_abs:" : "zoned:";
   for (int d = 0; d < 2; ++d) {

@@ -204,7 +204,7 @@ void shape_problems(const JobSpec& spec, const Target* target, Problems& problem
       if (sh.bs_max[d] < (d ? spec.write_bs() : spec.bs)) problems.push_back("bsrange's MAX is below its MIN: use MIN-MAX");
     }
     if (sh.blockalign[d]) size_ok(sh.blockalign[d], "blockalign");
-    if (sh.distribution != Distribution::Uniform && sh.zones[d].empty()) {
+    if ((sh.distribution == Distribution::Zoned || sh.distribution == Distribution::ZonedAbs) && sh.zones[d].empty()) {
       problems.push_back("random_distribution names no zones: use zoned:ACCESS/SIZE:...");
     }
   }
@@ -247,9 +247,12 @@ void shape_problems(const JobSpec& spec, const Target* target, Problems& problem
       }
     }
   }
-  if (spec.verify != VerifyKind::None) {
+  // verify_backlog checks each write as it goes, at its own offset, without the map: any walk of
+  // one write size will do.
+  if (spec.verify != VerifyKind::None && !(spec.verify_backlog && !sh.variable_bs())) {
     problems.push_back("verify with bssplit, bsrange, blockalign, rw=<op>:<n> or random_distribution is not implemented "
-                       "(the verify map is of one block size on its own grid): drop verify or the shape");
+                       "(the verify map is of one block size on its own grid): drop verify or the shape, or read each "
+                       "write back as it goes with verify_backlog (one block size)");
   }
   if (spec.number_ios && sh.variable_bs()) {
     problems.push_back("number_ios with several block sizes (bssplit, bsrange) is not implemented: use size or io_size");
@@ -272,6 +275,38 @@ Problems problems_of(const JobSpec& spec, const Target* target) {
   if ((!spec.priority.cmd[0].empty() || !spec.priority.cmd[1].empty()) && spec.engine == EngineKind::Sync) {
     problems.push_back("cmdprio_percentage and cmdprio_bssplit are options of the asynchronous engines, as fio's: use "
                        "ioengine=libaio or io_uring (prioclass/prio set a sync job's priority)");
+  }
+  if (spec.content.any()) {
+    if (spec.verify != VerifyKind::None) {
+      problems.push_back("verify with buffer_compress_percentage or dedupe_percentage is not implemented (a content "
+                         "block's header keys its content, not its place): drop verify or the content options");
+    }
+    if (max_bs(spec.shape, 1, spec.write_bs()) != min_bs(spec.shape, 1, spec.write_bs())) {
+      problems.push_back("buffer_compress_percentage or dedupe_percentage with several write sizes (bssplit, bsrange) "
+                         "is not implemented: give writes one block size");
+    }
+    if (!spec.verify_pattern.empty()) {
+      problems.push_back("verify_pattern beside buffer_compress_percentage or dedupe_percentage: give one of them");
+    }
+  }
+  if (spec.verify_interval) {
+    const uint32_t wbs = spec.write_bs(), rbs = spec.bs;
+    if (spec.verify == VerifyKind::None) {
+      problems.push_back("verify_interval " + num(spec.verify_interval) + " without verify: give verify=crc32c (or meta)");
+    } else if (spec.verify_interval < 64 || (wbs % spec.verify_interval) || (rbs % spec.verify_interval)) {
+      problems.push_back("verify_interval " + num(spec.verify_interval) + " does not divide the block size (" + num(rbs) +
+                         (wbs != rbs ? ", " + num(wbs) : std::string()) + ") into chunks of 64 bytes or more (each holds a "
+                         "48-byte header): use a divisor such as 512");
+    }
+  }
+  if (spec.verify_backlog && spec.engine != EngineKind::Sync) {
+    problems.push_back("verify_backlog with the asynchronous engine is not implemented (the read-back of each batch "
+                       "comes between writes in flight): use ioengine=psync, or drop verify_backlog for the read-back "
+                       "after the writes");
+  }
+  if (spec.latency.target_ns && spec.steadystate.enabled()) {
+    problems.push_back("latency_target beside steadystate is not implemented (each ends the job its own way): run "
+                       "them as two jobs");
   }
   if (spec.rwmixread > 100) {
     problems.push_back("rwmixread " + num(spec.rwmixread) + " is above 100 percent: use 0 to 100");

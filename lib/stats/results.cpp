@@ -44,10 +44,23 @@ void VerifyStats::merge(const VerifyStats& o) {
   for (const auto& m : o.first) {
     if (first.size() < kMaxListed) first.push_back(m);
   }
+  dumped.insert(dumped.end(), o.dumped.begin(), o.dumped.end());
+}
+
+void DepthStats::merge(const DepthStats& o) {
+  for (size_t i = 0; i < level.size(); ++i) {
+    level[i] += o.level[i];
+    submit[i] += o.submit[i];
+    complete[i] += o.complete[i];
+  }
+  ios += o.ios;
+  submits += o.submits;
+  completes += o.completes;
 }
 
 void Results::aggregate() {
   read = DirectionStats{};
+  depths = DepthStats{};
   write = DirectionStats{};
   errors = ErrorStats{};
   verify = VerifyStats{};
@@ -71,6 +84,7 @@ void Results::aggregate() {
       errors.stop_reason = "job " + std::to_string(j.job) + ": " + j.errors.stop_reason;
     }
     verify.merge(j.verify);
+    depths.merge(j.depths);
   }
   verify.merge(verify_pass);
 }

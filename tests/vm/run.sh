@@ -127,7 +127,10 @@ vdf_limits="throttling.iops-read=$vdf_iops,throttling.iops-write=$vdf_iops"
 vdf_limits+=",throttling.iops-write-max=$vdf_burst_iops,throttling.iops-write-max-length=$vdf_burst_len"
 vdf_limits+=",throttling.bps-total=$((vdf_mbps * 1048576))"
 vdg_limits="throttling.iops-total=$vdg_iops"
-args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 -nographic -no-reboot -nic none
+# Two NUMA nodes of two CPUs and half the memory each (t_numa: fio's numa options).
+numa=(-object memory-backend-ram,id=mem0,size=768M -object memory-backend-ram,id=mem1,size=768M
+      -numa node,nodeid=0,cpus=0-$((ncpu / 2 - 1)),memdev=mem0 -numa node,nodeid=1,cpus=$((ncpu / 2))-$((ncpu - 1)),memdev=mem1)
+args=(-accel tcg,thread=multi -cpu max -smp "$ncpu" -m 1536 "${numa[@]}" -nographic -no-reboot -nic none
       -kernel "$kernel" -initrd "$work/initramfs.cpio" -append "$cmdline"
       -serial "file:$work/console.log" -monitor none
       -virtfs local,path=/,mount_tag=host,security_model=passthrough,readonly=on,multidevs=remap

@@ -354,9 +354,9 @@ TEST_CASE("fio's bssplit, blockalign, rw=<op>:<n>, random_distribution and think
   CHECK(rw_suffix(b) == ":8");
 }
 
-TEST_CASE("fio's shape options with bad values are errors naming the option; zipf is refused by name", "[fio]") {
+TEST_CASE("fio's shape options with bad values are errors naming the option; zipf, pareto, normal taken", "[fio]") {
   auto in = read_command_line({"--name=a", "--bssplit=4k/60:8k/60", "--name=b", "--bssplit=4k/50", "--name=c",
-                               "--random_distribution=zoned:50/5:30/15", "--name=d", "--random_distribution=zipf:1.2",
+                               "--random_distribution=zoned:50/5:30/15", "--name=d", "--random_distribution=zipf:1.2:0.25",
                                "--name=e", "--rw=randread:-4", "--name=f", "--blockalign=0", "--name=g",
                                "--random_distribution=zoned:50/60:50/60"},
                               test_env());
@@ -372,9 +372,23 @@ TEST_CASE("fio's shape options with bad values are errors naming the option; zip
   CHECK(jobs.errors[4].find("job 'f': blockalign=0: use a size") != std::string::npos);
   CHECK(jobs.errors[5].find("job 'g': random_distribution=zoned:50/60:50/60: the zones' sizes come to 120%") !=
         std::string::npos);
-  REQUIRE(jobs.unsupported.size() == 1);
-  CHECK(jobs.unsupported[0].job == "d");
-  CHECK(jobs.unsupported[0].why.find("random_distribution=zipf is not implemented") != std::string::npos);
+  CHECK(jobs.unsupported.empty());
+  const IoShape& d = jobs.jobs[3].spec.shape;
+  CHECK(d.distribution == Distribution::Zipf);
+  CHECK(d.dist_value == 1.2);
+  CHECK(d.dist_center == 0.25);
+  auto more = to_jobs(*read_command_line({"--name=p", "--random_distribution=pareto:0.9", "--name=n",
+                                          "--random_distribution=normal:10", "--random_center=0.75", "--name=x",
+                                          "--random_distribution=zipf:1", "--name=y", "--random_distribution=pareto:1.5",
+                                          "--name=z", "--random_distribution=normal"},
+                                         test_env()));
+  REQUIRE(more.errors.size() == 3);
+  CHECK(more.jobs[0].spec.shape.distribution == Distribution::Pareto);
+  CHECK(more.jobs[1].spec.shape.distribution == Distribution::Normal);
+  CHECK(more.jobs[1].spec.shape.dist_center == 0.75);
+  CHECK(more.errors[0].find("random_distribution=zipf:1: use zipf:THETA") != std::string::npos);
+  CHECK(more.errors[1].find("random_distribution=pareto:1.5: use pareto:H") != std::string::npos);
+  CHECK(more.errors[2].find("random_distribution=normal: use normal:DEV") != std::string::npos);
 }
 
 TEST_CASE("fio's log options: a bare write_bw_log is the job's name, the others' values as given", "[fio]") {
@@ -449,6 +463,107 @@ TEST_CASE("fio's priorities: prioclass/prio the job's, cmdprio's shares with the
   CHECK(b.cmd[1][0] == PrioShare{1 << 20, 10, 0x4000});  // the hint field sets nothing, as fio 3.33
   CHECK(std::any_of(jobs.notes.begin(), jobs.notes.end(),
                     [](const std::string& n) { return n.find("fifth field (a priority hint)") != std::string::npos; }));
+}
+
+TEST_CASE("fio's latency_target and latency_window are microseconds without a unit; lfsr is the random map", "[fio]") {
+  auto in = read_command_line({"--name=a", "--latency_target=500000", "--latency_window=5000000",
+                               "--latency_percentile=99.9", "--random_generator=lfsr", "--norandommap",
+                               "--name=b", "--latency_target=2ms", "--latency_window=1s", "--random_generator=tausworthe64"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  REQUIRE(jobs.unsupported.empty());
+  const LatencyTarget& a = jobs.jobs[0].spec.latency;
+  CHECK(a.target_ns == 500'000'000);
+  CHECK(a.window_ns == 5'000'000'000);
+  CHECK(a.percentile == 99.9);
+  CHECK_FALSE(jobs.jobs[0].spec.norandommap);  // lfsr repeats no block in a pass, norandommap or not
+  const LatencyTarget& b = jobs.jobs[1].spec.latency;
+  CHECK(b.target_ns == 2'000'000);
+  CHECK(b.window_ns == 1'000'000'000);
+  CHECK(b.percentile == 100.0);  // fio's default: every I/O within the target
+  auto bad = to_jobs(*read_command_line({"--name=c", "--latency_percentile=101", "--latency_target=soon",
+                                         "--random_generator=mt"}, test_env()));
+  REQUIRE(bad.errors.size() == 3);
+  CHECK(bad.errors[0].find("latency_percentile=101: use a percentage") != std::string::npos);
+  CHECK(bad.errors[1].find("latency_target=soon: use microseconds") != std::string::npos);
+  CHECK(bad.errors[2].find("random_generator=mt: use tausworthe, lfsr or tausworthe64") != std::string::npos);
+}
+
+TEST_CASE("fio's numa options: node lists and memory policies as fio reads them, bad ones named", "[fio]") {
+  auto in = read_command_line({"--name=a", "--numa_cpu_nodes=0-1,3", "--numa_mem_policy=interleave:0-1", "--name=b",
+                               "--numa_mem_policy=prefer:1", "--name=c", "--numa_mem_policy=local", "--numa_cpu_nodes=all"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  CHECK(jobs.jobs[0].spec.numa.cpu_nodes == std::vector<int>{0, 1, 3});
+  CHECK(jobs.jobs[0].spec.numa.mem == NumaPolicy::Mem::Interleave);
+  CHECK(jobs.jobs[0].spec.numa.mem_nodes == std::vector<int>{0, 1});
+  CHECK(jobs.jobs[1].spec.numa.mem == NumaPolicy::Mem::Prefer);
+  CHECK(jobs.jobs[1].spec.numa.mem_nodes == std::vector<int>{1});
+  CHECK(jobs.jobs[2].spec.numa.mem == NumaPolicy::Mem::Local);
+  CHECK(jobs.jobs[2].spec.numa.cpu_nodes.empty());  // all: every node, no restriction
+  auto bad = to_jobs(*read_command_line({"--name=d", "--numa_mem_policy=bind", "--numa_mem_policy=local:0",
+                                         "--numa_mem_policy=spread:0", "--numa_cpu_nodes=x"}, test_env()));
+  REQUIRE(bad.errors.size() == 4);
+  CHECK(bad.errors[0].find("numa_mem_policy=bind: use bind:NODES") != std::string::npos);
+  CHECK(bad.errors[1].find("local takes no nodes") != std::string::npos);
+  CHECK(bad.errors[2].find("use default, prefer:N, bind:NODES, interleave:NODES or local") != std::string::npos);
+  CHECK(bad.errors[3].find("numa_cpu_nodes=x: use NUMA nodes like 0, 0-1 or all") != std::string::npos);
+}
+
+TEST_CASE("fio's offset_increment: each clone a job of its own at offset + k x increment, in order", "[fio]") {
+  auto in = read_command_line({"--offset=120k", "--name=w", "--numjobs=3", "--offset_increment=4m", "--rw=write:112k",
+                               "--bs=16k", "--verify=crc32c", "--verify_backlog=1", "--verify_dump=1", "--name=r",
+                               "--stonewall", "--numjobs=2", "--offset_increment=1m"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  REQUIRE(jobs.unsupported.empty());
+  REQUIRE(jobs.jobs.size() == 5);
+  for (int k = 0; k < 3; ++k) {
+    INFO(k);
+    CHECK(jobs.jobs[k].name == "w");
+    CHECK(jobs.jobs[k].spec.numjobs == 1);
+    CHECK(jobs.jobs[k].spec.offset == 120 * 1024 + k * (4ull << 20));
+    CHECK(jobs.jobs[k].groupid == 0);
+    CHECK(jobs.jobs[k].spec.verify_backlog == 1);
+    CHECK(jobs.jobs[k].spec.verify_dump);
+  }
+  CHECK(jobs.jobs[3].stonewall);  // the second job's first clone starts its group; the next runs with it
+  CHECK_FALSE(jobs.jobs[4].stonewall);
+  CHECK(jobs.jobs[3].groupid == 1);
+  CHECK(jobs.jobs[4].groupid == 1);
+  CHECK(jobs.jobs[4].spec.offset == 120 * 1024 + (1ull << 20));
+  auto pct = to_jobs(*read_command_line({"--name=p", "--numjobs=2", "--offset_increment=10%"}, test_env()));
+  REQUIRE(pct.unsupported.size() == 1);
+  CHECK(pct.unsupported[0].why.find("a percentage of the device") != std::string::npos);
+}
+
+TEST_CASE("fio's buffer content options: compress and dedupe shares, mode, working set, global", "[fio]") {
+  auto in = read_command_line({"--dedupe_mode=working_set", "--dedupe_global=1", "--dedupe_percentage=50",
+                               "--buffer_compress_percentage=50", "--dedupe_working_set_percentage=40",
+                               "--buffer_compress_chunk=1k", "--name=a", "--name=b", "--dedupe_mode=repeat"},
+                              test_env());
+  REQUIRE(in);
+  auto jobs = to_jobs(*in);
+  REQUIRE(jobs.errors.empty());
+  REQUIRE(jobs.unsupported.empty());
+  const BufferContent& a = jobs.jobs[0].spec.content;
+  CHECK(a.working_set);
+  CHECK(a.dedupe_global);
+  CHECK(a.dedupe_percentage == 50);
+  CHECK(a.compress_percentage == 50);
+  CHECK(a.working_set_percentage == 40);
+  CHECK(a.compress_chunk == 1024);
+  CHECK_FALSE(jobs.jobs[1].spec.content.working_set);
+  auto bad = to_jobs(*read_command_line({"--name=c", "--dedupe_percentage=101", "--dedupe_mode=sometimes"}, test_env()));
+  REQUIRE(bad.errors.size() == 2);
+  CHECK(bad.errors[0].find("dedupe_percentage=101: use a whole percentage") != std::string::npos);
+  CHECK(bad.errors[1].find("dedupe_mode=sometimes: use repeat or working_set") != std::string::npos);
 }
 
 TEST_CASE("fio's filename adds a file: [global]'s and the job's own are two, as fio runs them", "[fio]") {

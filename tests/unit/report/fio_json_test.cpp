@@ -306,3 +306,52 @@ TEST_CASE("fio-json latency maps of jobs listed on their own are each job's clat
   CHECK(jobs[1]["latency_us"]["250"].get<double>() == Approx(100.0));
   CHECK(jobs[1]["latency_us"]["100"].get<double>() == 0.0);
 }
+
+// fio's io_u_mark_depth/_submit/_complete buckets and stat_calc_dist's shares.
+TEST_CASE("IO depths: fio's buckets, shares of each total, a rare bucket at least 0.1", "[fio_json]") {
+  CHECK(DepthStats::level_bucket(1) == 0);
+  CHECK(DepthStats::level_bucket(2) == 1);
+  CHECK(DepthStats::level_bucket(3) == 1);
+  CHECK(DepthStats::level_bucket(4) == 2);
+  CHECK(DepthStats::level_bucket(7) == 2);
+  CHECK(DepthStats::level_bucket(8) == 3);
+  CHECK(DepthStats::level_bucket(16) == 4);
+  CHECK(DepthStats::level_bucket(63) == 5);
+  CHECK(DepthStats::level_bucket(64) == 6);
+  CHECK(DepthStats::level_bucket(4096) == 6);
+  CHECK(DepthStats::batch_bucket(0) == 0);
+  CHECK(DepthStats::batch_bucket(1) == 1);
+  CHECK(DepthStats::batch_bucket(4) == 1);
+  CHECK(DepthStats::batch_bucket(5) == 2);
+  CHECK(DepthStats::batch_bucket(8) == 2);
+  CHECK(DepthStats::batch_bucket(9) == 3);
+  CHECK(DepthStats::batch_bucket(16) == 3);
+  CHECK(DepthStats::batch_bucket(17) == 4);
+  CHECK(DepthStats::batch_bucket(64) == 5);
+  CHECK(DepthStats::batch_bucket(65) == 6);
+
+  RunReport r = two_job_results();
+  r.spec.io_depths = true;
+  // Job 0: a whole queue in its first call, then one I/O a call at depth 16, and one at depth
+  // 2; job 1: 2,000 calls of one at 16. Each reap two.
+  for (auto& j : r.results.jobs) {
+    j.depths = DepthStats{};
+    if (j.job == 0) j.depths.submitted(16, 16);
+    for (int i = 0; i < (j.job == 0 ? 1984 : 2000); ++i) j.depths.submitted(1, 16);
+    if (j.job == 0) j.depths.submitted(1, 2);
+    for (int i = 0; i < 1000; ++i) j.depths.reaped(2);
+  }
+  r.results.aggregate();
+  const json job = to_fio_json(r, false)["jobs"][0];
+  CHECK(job["iodepth_level"]["16"].get<double>() == Approx(100.0 * 4000 / 4001));
+  CHECK(job["iodepth_level"]["2"].get<double>() == Approx(0.1));  // 0.025%: fio shows a rare one as 0.1
+  CHECK(job["iodepth_level"]["1"] == 0.0);
+  CHECK(job["iodepth_submit"]["4"].get<double>() == Approx(100.0 * 3985 / 3986));
+  CHECK(job["iodepth_submit"]["16"].get<double>() == Approx(0.1));
+  CHECK(job["iodepth_complete"]["4"] == 100.0);
+  const std::string text = render_fio_text({&r});
+  INFO(text);
+  CHECK(text.find("  IO depths    : 1=0.0%, 2=0.1%, 4=0.0%, 8=0.0%, 16=100.0%, 32=0.0%, >=64=0.0%\n") != std::string::npos);
+  CHECK(text.find("     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.1%, 32=0.0%, 64=0.0%, >=64=0.0%\n") != std::string::npos);
+  CHECK(text.find("     complete  : 0=0.0%, 4=100.0%, 8=0.0%,") != std::string::npos);
+}

@@ -32,7 +32,8 @@ class Disk final : public diskprobe::safety::BlockReader {
   // The engine's writes: blocks of `bs` at start + k*bs, k < nblocks, where `written(k)`;
   // each call is one run, with its own run_id.
   void blocks(uint64_t start, uint64_t bs, uint64_t nblocks, uint64_t device_id,
-              std::function<bool(uint64_t)> written = nullptr, uint64_t header_offset_skew = 0) {
+              std::function<bool(uint64_t)> written = nullptr, uint64_t header_offset_skew = 0,
+              bool content = false) {
     const uint64_t run_id = ++runs_;
     layers_.push_back([=](uint8_t* buf, uint64_t off, uint64_t len) {
       if (off + len <= start) return;
@@ -47,6 +48,11 @@ class Disk final : public diskprobe::safety::BlockReader {
         h.run_id = run_id;
         h.offset = b + header_offset_skew;
         h.seq = k + 1;
+        if (content) {  // fio's dedupe/compress buffers: the header keys the content, 7 contents over and over
+          h.version = diskprobe::kContentHeaderVersion;
+          h.offset = 0x5eed0000 + k % 7;
+          h.seq = 0;
+        }
         diskprobe::encode_block_header(head, h);
         uint64_t lo = std::max(b, off), hi = std::min(b + bs, off + len);
         for (uint64_t x = lo; x < hi; ++x) {

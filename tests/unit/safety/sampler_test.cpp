@@ -347,3 +347,25 @@ TEST_CASE("sampler: a 4 KiB random run over a sequential run of large blocks is 
     }
   }
 }
+
+// fio's dedupe and compress buffers: each block's header keys its content (version 2), so it
+// cannot say where it was written; on a sector boundary it is the device's own all the same,
+// and another device's content blocks are foreign as any of its blocks are.
+TEST_CASE("sampler: content blocks (dedupe, compress) of this device are own data, of another foreign", "[sampler]") {
+  const uint64_t size = kGiB;
+  for (uint64_t bs : {4096ull, 65536ull}) {
+    fake::Disk own(size);
+    own.blocks(0, bs, size / bs, kId, nullptr, 0, true);
+    for (const auto& r : edge_ranges(size, 0, bs)) own.zero(r.offset, r.length);
+    auto r = sample_for_data(own, size, kId, 1);
+    INFO("bs " << bs << ": " << r.error << offsets(r));
+    REQUIRE(r.ok);
+    CHECK(r.foreign.empty());
+    CHECK(r.own_windows > 0);
+    fake::Disk other(size);
+    other.blocks(0, bs, size / bs, kOtherId, nullptr, 0, true);
+    auto o = sample_for_data(other, size, kId, 1);
+    REQUIRE(o.ok);
+    CHECK_FALSE(o.foreign.empty());
+  }
+}

@@ -51,3 +51,37 @@ TEST_CASE("host checks: CPUs online and allowed pass", "[cpu_list]") {
   if (!CPU_ISSET(0, &mask)) return;  // pinned away from CPU 0 (taskset): nothing to check
   CHECK(validate_on_host(spec, sys.root()).ok());
 }
+
+// fio's numa_cpu_nodes and numa_mem_policy on a fake sysfs of two nodes.
+TEST_CASE("host checks: numa_cpu_nodes become the nodes' CPUs, within cpus_allowed; a missing node is named", "[numa]") {
+  FakeSys sys("0-7");
+  sys.file("sys/devices/system/node/online", "0-1");
+  sys.file("sys/devices/system/node/node0/cpulist", "0-3");
+  sys.file("sys/devices/system/node/node1/cpulist", "4-7");
+  JobSpec one;
+  one.numa.cpu_nodes = {1};
+  std::string said;
+  REQUIRE(resolve_numa(one, sys.root(), &said).ok());
+  CHECK(one.cpus_allowed == std::vector<int>{4, 5, 6, 7});
+  CHECK(said == "numa_cpu_nodes=1: CPUs 4-7");
+  JobSpec both;
+  both.numa.cpu_nodes = {0, 1};
+  both.cpus_allowed = {2, 3, 4};
+  REQUIRE(resolve_numa(both, sys.root(), nullptr).ok());
+  CHECK(both.cpus_allowed == std::vector<int>{2, 3, 4});
+  JobSpec apart;
+  apart.numa.cpu_nodes = {0};
+  apart.cpus_allowed = {5};
+  auto st = resolve_numa(apart, sys.root(), nullptr);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error(), Contains("share no CPU"));
+  JobSpec missing;
+  missing.numa.mem = NumaPolicy::Mem::Bind;
+  missing.numa.mem_nodes = {1, 2, 3};
+  st = resolve_numa(missing, sys.root(), nullptr);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error(), Contains("numa_mem_policy: NUMA node 2-3 is not on this host (nodes: 0-1)"));
+  JobSpec none;  // no numa option: nothing read, nothing changed
+  REQUIRE(resolve_numa(none, SysRoot("/nonexistent", "/nonexistent"), nullptr).ok());
+  CHECK(none.cpus_allowed.empty());
+}

@@ -11,6 +11,12 @@
 //  32  u64     offset     byte offset of the block on the device
 //  40  u64     seq        per-job write sequence number (starts at 1)
 // A block shorter than the header (never: bs >= 512) would carry a truncated header.
+//
+// Version 2 (kContentHeaderVersion) is a content block's (fio's dedupe_percentage and
+// buffer_compress_percentage): the same fields, but `offset` holds the content's key and seq is
+// 0, so two writes of the same content are the same bytes (a deduplicating volume stores them
+// once) wherever they land. It still names the device and the run; it cannot say where it was
+// written, and a verify cannot check it.
 #pragma once
 
 #include <cstddef>
@@ -24,10 +30,12 @@ struct BlockDevice;
 
 inline constexpr char kBlockMagic[8] = {'D', 'S', 'K', 'P', 'R', 'O', 'B', 'E'};
 inline constexpr uint32_t kBlockHeaderVersion = 1;
+inline constexpr uint32_t kContentHeaderVersion = 2;
 inline constexpr size_t kBlockHeaderBytes = 48;
 inline constexpr size_t kBlockHeaderCrcOffset = 12;
 
 struct BlockHeader {
+  uint32_t version = kBlockHeaderVersion;  // kContentHeaderVersion: offset holds the content's key
   uint64_t device_id = 0;
   uint64_t run_id = 0;
   uint64_t offset = 0;

@@ -25,4 +25,8 @@ inline constexpr const char* kPercentiles = "percentiles";
 inline constexpr const char* kExpression = "expression";
 inline constexpr const char* kMet = "met";
 
+// fio's "IO depths" buckets (DepthStats), as its JSON keys and text lines name them.
+inline constexpr const char* kIodepthLevels[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+inline constexpr const char* kIodepthBatches[] = {"0", "4", "8", "16", "32", "64", ">=64"};
+
 }  // namespace diskprobe::report_key

@@ -14,6 +14,12 @@ namespace diskprobe {
 
 Status validate_on_host(const JobSpec& spec, const SysRoot& root);
 
+// fio's numa_cpu_nodes and numa_mem_policy against this host's NUMA nodes (sysfs
+// devices/system/node): every node named must be online; numa_cpu_nodes becomes the job's
+// cpus_allowed (the nodes' CPUs, within cpus_allowed where that is given too). What it came to
+// for the log in *said ("numa_cpu_nodes=0: CPUs 0-1").
+Status resolve_numa(JobSpec& spec, const SysRoot& root, std::string* said);
+
 // Why `name` cannot name a job's file (fio's NAME.JOB.0 in --directory): empty, a path
 // separator, "." or ".."; "" when it can.
 std::string file_name_problem(std::string_view name);

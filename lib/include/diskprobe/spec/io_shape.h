@@ -22,8 +22,9 @@ struct BsShare {
   bool operator==(const BsShare&) const = default;
 };
 
-// fio's random_distribution kinds diskprobe runs: uniform (fio's "random") and the zoned ones.
-enum class Distribution { Uniform, Zoned, ZonedAbs };
+// fio's random_distribution kinds: uniform (fio's "random"), the zoned ones, and fio's zipf
+// (theta), pareto (h) and normal (dev %), drawn as fio's lib/zipf.c and lib/gauss.c draw them.
+enum class Distribution { Uniform, Zoned, ZonedAbs, Zipf, Pareto, Normal };
 
 // One zone of random_distribution: `access_percent` of the random I/Os land in it; its size is
 // `size_percent` of the region (zoned) or `size_bytes` (zoned_abs). Zones follow each other
@@ -47,6 +48,8 @@ struct IoShape {
   uint32_t seq_nr = 0;
   Distribution distribution = Distribution::Uniform;
   std::array<std::vector<RandomZone>, 2> zones;  // zoned, zoned_abs: per direction
+  double dist_value = 0;    // zipf's theta, pareto's h, normal's dev (percent)
+  double dist_center = -1;  // fio's random_center (0..1); -1: fio's default (a random one for zipf/pareto)
   // fio's thinktime: after every thinktime_blocks I/Os, the job waits thinktime_us before the next.
   uint64_t thinktime_us = 0;
   uint32_t thinktime_blocks = 1;
@@ -76,6 +79,7 @@ std::string bssplit_text(const std::array<std::vector<BsShare>, 2>& split);
 struct DistributionSpec {
   Distribution kind = Distribution::Uniform;
   std::array<std::vector<RandomZone>, 2> zones;
+  double value = 0, center = -1;
 };
 Result<DistributionSpec> parse_random_distribution(std::string_view text);
 std::string random_distribution_text(const IoShape& s);

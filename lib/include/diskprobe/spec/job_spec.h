@@ -118,6 +118,50 @@ struct IoPriority {
 };
 constexpr uint16_t ioprio_value(unsigned cls, unsigned level) { return static_cast<uint16_t>(cls << 13 | level); }
 
+// fio's latency_target, latency_window, latency_percentile: the job looks for the deepest queue,
+// up to its iodepth, at which `percentile` % of its I/Os complete within target_ns (total
+// latency), a window at a time (engine/depth_search.h), and ends once it ran a window there.
+struct LatencyTarget {
+  uint64_t target_ns = 0;  // 0: off
+  uint64_t window_ns = 0;
+  double percentile = 100.0;
+  bool operator==(const LatencyTarget&) const = default;
+};
+
+// fio's numa_cpu_nodes and numa_mem_policy: the job's threads run on the CPUs of cpu_nodes (with
+// cpus_allowed, on those of both), and their I/O buffers are placed by the memory policy
+// (set_mempolicy on each job thread before its buffers are allocated).
+struct NumaPolicy {
+  enum class Mem { Unset, Default, Prefer, Bind, Interleave, Local };
+  std::vector<int> cpu_nodes;  // empty: any
+  Mem mem = Mem::Unset;
+  std::vector<int> mem_nodes;  // Prefer: one; Bind, Interleave: one or more
+  bool any() const { return !cpu_nodes.empty() || mem != Mem::Unset; }
+  bool operator==(const NumaPolicy&) const = default;
+};
+// fio's name of the mode ("bind"); "" for Unset.
+inline const char* to_string(NumaPolicy::Mem m) {
+  static const char* const kModes[] = {"", "default", "prefer", "bind", "interleave", "local"};
+  return kModes[static_cast<int>(m)];
+}
+
+// fio's write buffer contents: buffer_compress_percentage (each buffer_compress_chunk of a write
+// is that share zeros after random bytes), dedupe_percentage (that share of the writes repeats
+// earlier content: dedupe_mode repeat, the job's previous write's; working_set, one of the first
+// dedupe_working_set_percentage of the region's worth of its writes), dedupe_global (one working
+// set for every job of the run that asks for it). Each write then carries a content header
+// (block_header.h, version 2), the same bytes for the same content.
+struct BufferContent {
+  uint32_t compress_percentage = 0;
+  uint32_t compress_chunk = 512;
+  uint32_t dedupe_percentage = 0;
+  bool working_set = false;  // dedupe_mode=working_set (fio's default: repeat)
+  uint32_t working_set_percentage = 5;
+  bool dedupe_global = false;
+  bool any() const { return compress_percentage || dedupe_percentage; }
+  bool operator==(const BufferContent&) const = default;
+};
+
 struct JobSpec {
   std::string name = "diskprobe";   // profile name
   std::string description;
@@ -127,6 +171,12 @@ struct JobSpec {
   unsigned rwmixread = 50;          // percent reads for randrw / readwrite
   uint32_t bs = 4096;
   uint32_t iodepth = 1;
+  // fio's iodepth_low: once the queue is full, new I/Os wait until this few are in flight, then
+  // it fills again (0, or iodepth and above: kept full).
+  uint32_t iodepth_low = 0;
+  // fio's "IO depths" figures (Results' DepthStats) are counted: what diskprobe fio's reports
+  // print. A count at every submit and reap, so only where asked (the extras path).
+  bool io_depths = false;
   uint32_t numjobs = 1;
   double runtime_s = 30;            // 0 = until size is done
   bool time_based = true;           // loop over the region until runtime ends
@@ -178,6 +228,16 @@ struct JobSpec {
   ContinueOnError continue_on_error = ContinueOnError::None;
   VerifyKind verify = VerifyKind::None;
   bool do_verify = true;            // with verify: read back and check what a write job wrote
+  // fio's verify_interval: a header and checksum for every chunk of this many bytes of a block
+  // (0: one per block), so a torn or misplaced sector is found where it is.
+  uint32_t verify_interval = 0;
+  // fio's verify_pattern: what a write carries after its header(s), repeated (empty: random data).
+  std::vector<uint8_t> verify_pattern;
+  // fio's verify_backlog: after every N writes the job reads those N back and checks them, as
+  // its own reads (0: the read-back comes after all the writes); what is left at the end last.
+  uint32_t verify_backlog = 0;
+  // fio's verify_dump: a block that fails its check is written to NAME.OFFSET.received.
+  bool verify_dump = false;
   std::vector<double> percentiles;  // clat percentiles to report; empty = fio's default list
   // fio's group_reporting: the text report shows the jobs summed. Every seed line asks for
   // it, so it is on unless turned off; off, each job of numjobs > 1 gets its own block too.
@@ -201,6 +261,11 @@ struct JobSpec {
   // of the rate's mean) instead of evenly spaced (linear).
   bool rate_poisson = false;
   uint64_t rate_bytes[2] = {0, 0};
+  // fio's ratemin and rate_iops_min (R,W): each job's floor per direction, judged every
+  // ratecycle_ms after a 2 s settle (fio's check_min_rate); below it the job fails with EIO.
+  uint64_t rate_min_bytes[2] = {0, 0};
+  uint64_t rate_min_iops[2] = {0, 0};
+  uint32_t ratecycle_ms = 1000;
   SteadyState steadystate;
   IoLogs logs;
   // fio's flow=W (flow_id, flow_sleep): jobs run at once with the same flow_id issue I/Os in the
@@ -221,6 +286,9 @@ struct JobSpec {
   uint32_t flow = 0;
   uint32_t flow_id = 0;
   uint64_t flow_sleep_us = 0;
+  LatencyTarget latency;
+  NumaPolicy numa;
+  BufferContent content;
 
   HostWishes host;
 

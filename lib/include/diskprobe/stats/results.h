@@ -1,6 +1,9 @@
 // Results: what a run measured, per job and for the whole group.
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -66,6 +69,7 @@ struct VerifyStats {
   uint64_t mismatches = 0;
   std::vector<VerifyMismatch> first;  // the first kMaxListed, in the order found
   static constexpr size_t kMaxListed = 16;
+  std::vector<std::string> dumped;    // verify_dump: the files the failed blocks went to
   void add_mismatch(unsigned job, uint64_t offset, const char* reason);
   void add_mismatch(const VerifyMismatch& m);
   void merge(const VerifyStats& o);
@@ -87,6 +91,38 @@ struct IoSample {
   bool write = false;
 };
 
+// fio's "IO depths" figures, counted as fio's io_u_mark_depth/_submit/_complete count them:
+// each submit call adds its I/Os to the bucket of the depth then in flight (level: 1, 2-3, 4-7,
+// ..., 64 and more), and one to the bucket of how many it submitted (submit: 0, 1-4, 5-8, 9-16,
+// ..., 65 and more); each reap one to the bucket of how many it reaped (complete). Only I/Os
+// the measured window counts (fio resets these after its ramp).
+struct DepthStats {
+  std::array<uint64_t, 7> level{}, submit{}, complete{};
+  uint64_t ios = 0, submits = 0, completes = 0;  // the totals each map is a share of
+  static unsigned level_bucket(uint32_t depth) { return std::min(6, std::max(0, static_cast<int>(std::bit_width(depth)) - 1)); }
+  static unsigned batch_bucket(uint32_t n) {
+    return n == 0 ? 0 : std::min(6, std::max(1, static_cast<int>(std::bit_width(n - 1)) - 1));
+  }
+  void submitted(uint32_t n, uint32_t depth) {
+    level[level_bucket(depth)] += n;
+    ios += n;
+    ++submit[batch_bucket(n)];
+    ++submits;
+  }
+  void reaped(uint32_t n) {
+    ++complete[batch_bucket(n)];
+    ++completes;
+  }
+  void merge(const DepthStats& o);
+  // fio's stat_calc_dist: a count's share of `total` in percent, at least 0.1 where it is not
+  // 0; 0 when nothing was counted.
+  static double percent(uint64_t n, uint64_t total) {
+    if (total == 0) return 0;
+    const double p = 100.0 * static_cast<double>(n) / static_cast<double>(total);
+    return n && p < 0.1 ? 0.1 : p;
+  }
+};
+
 struct JobResult {
   unsigned job = 0;
   int cpu = -1;                   // pinned CPU, -1 = unpinned
@@ -94,6 +130,8 @@ struct JobResult {
   ErrorStats errors;
   VerifyStats verify;
   double runtime_s = 0;           // measured, ramp excluded
+  uint32_t latency_depth = 0;     // latency_target: the depth the search ended at (0: no search)
+  DepthStats depths;              // counted where the spec asks (JobSpec::io_depths)
   std::vector<IoSample> samples;  // every measured I/O in completion order, when the spec logs them
 };
 
@@ -122,6 +160,7 @@ struct Results {
   std::vector<JobResult> jobs;
   DirectionStats read, write;     // all jobs merged
   ErrorStats errors;              // all jobs merged
+  DepthStats depths;              // all jobs merged
   VerifyStats verify;             // all jobs merged, plus the verify pass after the writes
   VerifyStats verify_pass;        // what the read-back after a write workload found
   bool verified = false;          // a verify pass ran or reads were checked

@@ -22,6 +22,7 @@ struct FioJob {
   bool stonewall = false;              // waits for every job before it (stonewall, wait_for_previous)
   bool new_group = false;              // starts a reporting group (stonewall does too)
   int groupid = 0;                     // fio's numbering: 0, then +1 at each new group
+  bool fill_device = false;            // fio's fill_device: to the device's end (a file's filesystem is refused)
 };
 
 struct Unsupported {
