@@ -124,6 +124,11 @@ bool verifies_after(const JobSpec& s) {
   return s.verify != VerifyKind::None && s.do_verify && does_writes(s.rw) && !s.time_based && s.verify_backlog == 0;
 }
 
+// A job its runtime or another job's exitall ended before its size was done (fio's terminate).
+bool cut_short(const Results& r) {
+  return std::any_of(r.jobs.begin(), r.jobs.end(), [](const JobResult& j) { return j.terminated; });
+}
+
 // The read-back as a job of its own: the writer's region read in order at its write size and
 // depth, each block's header and checksum checked; caps on reads kept, none on writes.
 JobSpec readback_of(const JobSpec& w) {
@@ -249,6 +254,13 @@ int run_jobs_on_device(const Args& a, fio::Jobs& jobs, OutputFormat format, cons
     if (back) phases.push_back({members, true});
   }
   auto next = [&](const std::vector<run::PhaseReport>& done) -> std::optional<run::Phase> {
+    if (done.size() < phases.size() && phases[done.size()].readback && cut_short(done.back().report.results)) {
+      // fio's do_verify ends at once for a job its runtime (or an exitall) terminated: nothing of
+      // it is read back. Reading its whole region instead met the blocks the cut left unwritten.
+      spdlog::info("job {}: its runtime (or an exitall) ended it before its writes were done: nothing read back, as fio's",
+                   jobs.jobs[phases[done.size()].members.front()].name);
+      phases.erase(phases.begin() + static_cast<std::ptrdiff_t>(done.size()));
+    }
     if (done.size() == phases.size()) return std::nullopt;
     if (!done.empty() && done.back().report.results.exit_all) {
       spdlog::info("a job's exitall (exit_what=all) ended the run: the {} group(s) after it do not run, as fio's",

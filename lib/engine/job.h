@@ -117,6 +117,7 @@ struct JobRun {
   }
   uint32_t thought_ = 0;
   uint64_t stopped_at = 0;  // the deadline or another job's exitall stopped the job then (0: neither)
+  bool terminated = false;  // the deadline or another job's exitall ended it (fio's terminate), not its size
 
   void start(uint64_t t0) {
     pacer.start(t0);
@@ -157,10 +158,12 @@ struct JobRun {
     } else if (plan.terminate && plan.terminate->load(std::memory_order_relaxed)) {
       stopping = true;  // another job's exitall: its end ends this one, counted as it is
       stopped_at = t;
+      terminated = true;
     } else if (deadline && t >= deadline) {
       stopping = true;
       reached_deadline = true;
       stopped_at = std::min(t, deadline);
+      terminated = true;
     }
   }
 
@@ -294,6 +297,7 @@ struct JobRun {
     if (depth.on()) out.result->latency_depth = depth.depth();
     if (measuring) out.cpu = cpu_delta(cpu_start, thread_cpu());
     work.finish(reached_deadline);
+    out.result->terminated = terminated;
     out.result->runtime_s = work.window().runtime_s();
     // A capped job waits for its I/Os' times: its runtime runs to its stop, as fio's, not to its
     // last completion (one I/O in 3 s at rate=300 is 0.33 IOPS, not one over the I/O's latency).

@@ -131,6 +131,7 @@ struct JobResult {
   VerifyStats verify;
   double runtime_s = 0;           // measured, ramp excluded
   uint32_t latency_depth = 0;     // latency_target: the depth the search ended at (0: no search)
+  bool terminated = false;        // its runtime or another job's exitall ended it before its size was done
   DepthStats depths;              // counted where the spec asks (JobSpec::io_depths)
   std::vector<IoSample> samples;  // every measured I/O in completion order, when the spec logs them
 };
