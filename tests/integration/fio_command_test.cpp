@@ -71,7 +71,7 @@ fs::path examples_dir() {
 }
 
 // A copy of a fio example in `dir` with every section on the loop device (filename= after each
-// header; the example's own filename= and directory= dropped), runtime= 2 s (also after each
+// header; the example's own filename= and directory= dropped), runtime= 1 s, 2 s with steadystate (also after each
 // header), size= 32 MiB, loops= 2, startdelay= a 20th, offset_increment= 4 MiB, io_size= 480 KiB:
 // the same jobs, shorter. The original is read, never changed.
 // fio's own copy (`for_fio`): io_submit_mode=offload run inline, since fio 3.33 hangs after an
@@ -90,12 +90,18 @@ std::string generated_copy(const fs::path& example, const fs::path& dir, const s
       startdelay(R"(^\s*startdelay\s*=\s*([0-9]+)\s*$)"), increment(R"(^\s*offset_increment\s*=.*)"),
       io_size(R"(^\s*io_size\s*=.*)"),
       offload(R"(^\s*io_submit_mode\s*=\s*offload.*)");
+  // 1 s runs; with a steadystate criterion 2 s runs and 2 s windows (a window must fit in the
+  // runtime, diskprobe refuses one that cannot fill, fio runs it out unsteady; and it needs two
+  // samples a second apart).
+  static const std::regex steady(R"(^\s*(ss|steadystate)\s*=.*)");
+  std::string secs = "1";
+  for (std::ifstream scan(example); std::getline(scan, line);) {
+    if (std::regex_match(line, steady)) secs = "2";
+  }
   while (std::getline(in, line)) {
     if (std::regex_match(line, target)) continue;
-    // A steadystate window must fit in the runtime (diskprobe refuses one that cannot fill;
-    // fio runs it out unsteady): 2 s runs, 2 s windows.
-    if (std::regex_match(line, runtime)) line = "runtime=2";
-    if (std::regex_match(line, ss_dur)) line = "ss_dur=2";
+    if (std::regex_match(line, runtime)) line = "runtime=" + secs;
+    if (std::regex_match(line, ss_dur)) line = "ss_dur=" + secs;
     if (std::regex_match(line, ss_ramp)) line = "ss_ramp=0";
     if (std::regex_match(line, size)) line = "size=32m";
     if (std::regex_match(line, loops)) line = "loops=2";  // fsx's 500000 passes: two
@@ -108,12 +114,12 @@ std::string generated_copy(const fs::path& example, const fs::path& dir, const s
     // clones' writes overlap: 29 of 30 jobs with EILSEQ on this device without this).
     if (std::regex_match(line, io_size)) line = "io_size=480k";
     out << line << "\n";
-    // Every job at most 2 s (a size-bounded one at a low rate, poisson-rate-submission's 32 MiB
-    // at 50 IOPS, would take minutes): its own runtime= comes after and is 2 s too.
+    // Every job at most 1 s (a size-bounded one at a low rate, poisson-rate-submission's 32 MiB
+    // at 50 IOPS, would take minutes): its own runtime= comes after and is 1 s too.
     // Not after [global]: fio takes a filename there and one in the job as two files (the same
     // device twice: cmdprio-percentage read 128 MiB of a 64 MiB device).
     if (std::regex_match(line, header)) {
-      out << (std::regex_match(line, global) ? "" : "filename=" + dev + "\n") << "runtime=2\n";
+      out << (std::regex_match(line, global) ? "" : "filename=" + dev + "\n") << "runtime=" + secs + "\n";
     }
   }
   fs::path copy = dir / ((for_fio ? "fio-" : "") + example.filename().string());
@@ -290,7 +296,7 @@ void same_jobs_as_fio(const std::vector<std::string>& args, const std::vector<st
 
 // The fio command lines of the vendor pages in ../shared/seeds (the profiles' specification), as
 // written: shell variables given test values, the target the loop device (or a file or
-// directory in `dir` where the page names a file or a mounted volume), runtime 2 s, size 16 MiB.
+// directory in `dir` where the page names a file or a mounted volume), runtime 1 s, size 16 MiB.
 std::vector<std::vector<std::string>> seed_fio_lines(const fs::path& dir, const std::string& dev) {
   std::vector<std::vector<std::string>> lines;
   const fs::path seeds = fs::path(DISKPROBE_FIO_EXAMPLES).parent_path() / "seeds";
@@ -324,7 +330,7 @@ std::vector<std::vector<std::string>> seed_fio_lines(const fs::path& dir, const 
       for (std::string w; words >> w;) {
         const auto eq = w.find('=');
         const std::string key = w.substr(0, eq);
-        if (key == "-runtime" || key == "--runtime") w = key + "=2";
+        if (key == "-runtime" || key == "--runtime") w = key + "=1";
         if (key == "-size" || key == "--size") w = key + "=16m";
         if (key == "-directory" || key == "--directory") w = key + "=" + (dir / "volume").string();
         if ((key == "-filename" || key == "--filename") && eq != std::string::npos && w[eq + 1] != '/') {
@@ -1505,7 +1511,7 @@ TEST_CASE("diskprobe fio refuses what it does not implement by name, before any 
   CHECK(sectors_written(loop.name()) == w0);
 }
 
-// [slow]: fio and diskprobe, 3 s each, for every example that runs; once, not under the sanitizers.
+// [slow]: fio and diskprobe, 1 s each, for every example that runs; once, not under the sanitizers.
 TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refused naming what is missing",
           "[fio][slow][shared]") {
   need_fio();
@@ -1545,7 +1551,7 @@ TEST_CASE("fio's examples/: each runs with fio's jobs and directions, or is refu
   CHECK(ran >= 31);  // 31 of 40 on 2026-12-07 (README, "diskprobe fio"): it may only grow
 }
 
-// [slow]: every fio line of the vendor pages, by fio and by diskprobe, 2 s each.
+// [slow]: every fio line of the vendor pages, by fio and by diskprobe, 1 s each.
 TEST_CASE("the vendor pages' fio lines run under diskprobe fio as written, with fio's jobs",
           "[fio][slow][shared]") {
   need_fio();
