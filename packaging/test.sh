@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds with -Werror and runs every test through ctest (real
-# drivers in a QEMU guest too); then builds once more with clang, AddressSanitizer +
-# UndefinedBehaviorSanitizer and libFuzzer's coverage, fuzzes each input parser briefly
-# (tests/fuzz) and runs the suite a second time in that build (all but the QEMU test bed, the
-# fleet playbook's run, the timed comparisons with fio and the cases tagged [slow]).
+# drivers in a QEMU guest too); meanwhile, at SCHED_IDLE, builds once more with clang,
+# AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's coverage, fuzzes each input
+# parser briefly (tests/fuzz) and runs the unit tests in that build; then the rest of the suite
+# a second time there (all but the QEMU test bed, the fleet playbook's run, the timed
+# comparisons with fio and the cases tagged [slow]). Every entry's time is printed at the end.
 # Integration tests need root and loop devices; without them they are reported as skipped.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
