@@ -231,7 +231,8 @@ struct JobFigures {
   const char* name;
   const DirectionStats &read, &write;
   const ErrorStats& errors;
-  double runtime_s;
+  double runtime_s;      // each direction's runtime and elapsed: with group_reporting the longest job's
+  double job_runtime_s;  // fio's job_runtime: with group_reporting its jobs' runtimes summed (3 jobs of 1 s: 3000)
   const CpuUsage* cpu;  // null: not measured for this job alone
   uint32_t latency_depth;  // latency_target's search: the depth it ended at; 0: none
   const DepthStats& depths;
@@ -255,7 +256,7 @@ json job_json(const RunReport& rep, const JobFigures& f, bool plus) {
       {"write", direction_json(f.write, f.runtime_s, f.errors.short_write.count, bw_of(r.write), pcts, plus)},
       {"trim", empty_direction(pcts)},
       {"sync", {{"total_ios", 0}, {"lat_ns", lat_json(Histogram{}, nullptr, false)}}},
-      {"job_runtime", ms_of(f.runtime_s)}};
+      {"job_runtime", ms_of(f.job_runtime_s)}};
   double cpu_s = 0;
   for (const auto& job : r.jobs) cpu_s += job.runtime_s;
   if (cpu_s <= 0) cpu_s = r.runtime_s;
@@ -341,11 +342,16 @@ json to_fio_json(const RunReport& rep, bool plus) {
   // fio lists each job, or with group_reporting one entry for all of them.
   if (rep.spec.group_reporting || r.jobs.size() < 2) {
     const uint32_t depth = r.jobs.empty() ? 0 : r.jobs.front().latency_depth;
-    jobs.push_back(job_json(rep, {rep.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, &r.cpu, depth, r.depths}, plus));
+    double summed = 0;
+    for (const auto& job : r.jobs) summed += job.runtime_s;
+    if (r.jobs.size() < 2) summed = r.runtime_s;
+    jobs.push_back(
+        job_json(rep, {rep.spec.name.c_str(), r.read, r.write, r.errors, r.runtime_s, summed, &r.cpu, depth, r.depths}, plus));
   } else {
     for (const auto& job : r.jobs) {
       jobs.push_back(
-          job_json(rep, {rep.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, nullptr, job.latency_depth, job.depths},
+          job_json(rep, {rep.spec.name.c_str(), job.read, job.write, job.errors, job.runtime_s, job.runtime_s, nullptr,
+                         job.latency_depth, job.depths},
                    plus));
     }
   }

@@ -1455,6 +1455,42 @@ TEST_CASE("diskprobe fio's exitall and group_reporting over different jobs, as f
   CHECK(df[3].write_ios == 0);
 }
 
+// fio's job_runtime in a group_reporting entry is its jobs' runtimes summed (3 jobs of 1 s:
+// 3000), each direction's runtime the longest job's; diskprobe wrote the longest (1000) for both.
+TEST_CASE("diskprobe fio's group_reporting job_runtime sums its jobs' runtimes, as fio's", "[fio]") {
+  need_fio();
+  auto loop = testing::make_loop(64ull << 20);
+  struct Case {
+    std::vector<std::string> opts;
+    size_t entries;
+    double job_ms;  // each entry's job_runtime
+  };
+  const std::vector<Case> cases = {
+      {{"--numjobs=3", "--group_reporting"}, 1, 3000},
+      {{"--numjobs=2", "--group_reporting", "--ioengine=psync"}, 1, 2000},
+      {{"--numjobs=2"}, 2, 1000},  // without group_reporting: each job its own
+      {{"--numjobs=1", "--group_reporting"}, 1, 1000},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> line = {"--output-format=json", "--name=g", "--filename=" + loop.path(), "--rw=randread",
+                                     "--bs=4k", "--direct=1", "--ioengine=libaio", "--iodepth=4", "--time_based",
+                                     "--runtime=1"};
+    line.insert(line.end(), c.opts.begin(), c.opts.end());
+    INFO(json(c.opts).dump());
+    const json ddoc = diskprobe_fio_doc(line), fdoc = fio_doc(line);
+    REQUIRE(ddoc["jobs"].size() == c.entries);
+    REQUIRE(fdoc["jobs"].size() == c.entries);
+    for (size_t i = 0; i < c.entries; ++i) {
+      const double d = ddoc["jobs"][i]["job_runtime"].get<double>(), f = fdoc["jobs"][i]["job_runtime"].get<double>();
+      CHECK(std::abs(f - c.job_ms) <= 0.02 * c.job_ms);  // fio's own figure, as this test reads it
+      CHECK(std::abs(d - f) <= 0.02 * f);
+      const double dr = ddoc["jobs"][i]["read"]["runtime"].get<double>(), fr = fdoc["jobs"][i]["read"]["runtime"].get<double>();
+      CHECK(std::abs(dr - fr) <= 0.02 * fr);  // the longest job's, not the sum
+      CHECK(dr <= 1020);
+    }
+  }
+}
+
 TEST_CASE("diskprobe fio refuses a device holding ext4: exit 3, nothing written, byte-identical", "[fio]") {
   auto loop = testing::make_loop(64ull << 20);
   must("mkfs.ext4 -q -F " + loop.path());
