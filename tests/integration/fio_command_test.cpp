@@ -207,6 +207,23 @@ void same_counts(const json& fdoc, const json& ddoc) {
   }
 }
 
+// A scratch directory under $TMPDIR named after the test and this process; the working
+// directory is given back and the directory removed however the test ends (fio and diskprobe
+// leave their logs, dumps and verify state files in the working directory they ran in).
+struct ScratchCwd {
+  const fs::path cwd = fs::current_path();
+  const fs::path base;
+  explicit ScratchCwd(const std::string& name)
+      : base(fs::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {}
+  ~ScratchCwd() {
+    std::error_code ec;
+    fs::current_path(cwd, ec);
+    fs::remove_all(base, ec);
+  }
+  ScratchCwd(const ScratchCwd&) = delete;
+  ScratchCwd& operator=(const ScratchCwd&) = delete;
+};
+
 // diskprobe fio and fio on the same arguments, one after the other (diskprobe first: a file
 // target fio left behind holds fio's data, which diskprobe refuses to overwrite): the same jobs
 // in the same order, each doing the same directions with the same bytes per I/O.
@@ -242,12 +259,8 @@ void same_jobs_as_fio(const std::vector<std::string>& args, const std::vector<st
   line.insert(line.end(), args.begin(), args.end());
   const auto& fa = fio_args.empty() ? args : fio_args;
   fio_line.insert(fio_line.end(), fa.begin(), fa.end());
-  const fs::path cwd = fs::current_path();
-  const fs::path base = fs::temp_directory_path() / ("diskprobe-fio-logs-" + std::to_string(::getpid()));
-  testing::Guard back([&] {
-    fs::current_path(cwd);
-    fs::remove_all(base);
-  });
+  const ScratchCwd scratch("diskprobe-fio-logs");
+  const fs::path& base = scratch.base;
   fs::create_directories(base / "diskprobe");
   fs::create_directories(base / "fio");
   fs::current_path(base / "diskprobe");
@@ -620,12 +633,8 @@ TEST_CASE("diskprobe fio's surface scan: a header every verify_interval bytes, t
 TEST_CASE("diskprobe fio's verify_backlog reads each batch back before the next write, as fio", "[fio]") {
   need_fio();
   auto loop = testing::make_loop(32ull << 20);
-  const fs::path cwd = fs::current_path();
-  const fs::path base = fs::temp_directory_path() / ("diskprobe-fio-backlog-" + std::to_string(::getpid()));
-  testing::Guard back([&] {
-    fs::current_path(cwd);
-    fs::remove_all(base);
-  });
+  const ScratchCwd scratch("diskprobe-fio-backlog");
+  const fs::path &cwd = scratch.cwd, &base = scratch.base;
   auto sequence = [](const fs::path& log) {
     std::vector<std::pair<bool, std::string>> seq;  // (write, offset)
     std::ifstream in(log);
@@ -703,13 +712,9 @@ TEST_CASE("diskprobe fio's verify_backlog reads each batch back before the next 
 // fio's verify_dump: a block that fails its check is kept as NAME.OFFSET.received, as read.
 TEST_CASE("diskprobe fio's verify_dump keeps a block that fails its check as it was read", "[fio]") {
   auto loop = testing::make_loop(16ull << 20);
-  const fs::path cwd = fs::current_path();
-  const fs::path dir = fs::temp_directory_path() / ("diskprobe-fio-dump-" + std::to_string(::getpid()));
+  const ScratchCwd scratch("diskprobe-fio-dump");
+  const fs::path& dir = scratch.base;
   fs::create_directories(dir);
-  testing::Guard back([&] {
-    fs::current_path(cwd);
-    fs::remove_all(dir);
-  });
   fs::current_path(dir);
   const std::vector<std::string> common = {"fio", "--filename=" + loop.path(), "--bs=4k", "--direct=1", "--verify=crc32c",
                                            "--offset=8m", "--size=64k"};
@@ -828,12 +833,8 @@ TEST_CASE("diskprobe fio's dedupe and compress buffers: the distinct blocks and 
 TEST_CASE("diskprobe fio's zipf, pareto and normal distributions fall over the blocks as fio's", "[fio]") {
   need_fio();
   auto loop = testing::make_loop(64ull << 20);
-  const fs::path cwd = fs::current_path();
-  const fs::path base = fs::temp_directory_path() / ("diskprobe-fio-dist-" + std::to_string(::getpid()));
-  testing::Guard back([&] {
-    fs::current_path(cwd);
-    fs::remove_all(base);
-  });
+  const ScratchCwd scratch("diskprobe-fio-dist");
+  const fs::path &cwd = scratch.cwd, &base = scratch.base;
   struct Profile {
     double distinct = 0, top1 = 0, top10 = 0;
     uint64_t hottest = 0;
@@ -958,12 +959,8 @@ std::vector<std::string> walk_of(const std::vector<std::string>& lines, bool in_
 // Runs `line` under fio and then diskprobe fio in a directory each; the lines of the log `name` each left.
 std::pair<std::vector<std::string>, std::vector<std::string>> logs_side_by_side(const std::vector<std::string>& line,
                                                                                const std::string& name) {
-  const fs::path base = fs::temp_directory_path() / ("diskprobe-logs-" + std::to_string(::getpid()));
-  const fs::path cwd = fs::current_path();
-  testing::Guard back([&] {
-    fs::current_path(cwd);
-    fs::remove_all(base);
-  });
+  const ScratchCwd scratch("diskprobe-logs");
+  const fs::path& base = scratch.base;
   std::pair<std::vector<std::string>, std::vector<std::string>> out;
   for (bool dp : {false, true}) {
     fs::create_directories(base / (dp ? "d" : "f"));
